@@ -1,0 +1,4 @@
+import 'reflect-metadata';
+import { bootstrapOperator } from '@platform/kube';
+
+await bootstrapOperator('groupware-operator');

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { MailerModule } from '@platform/mail';
+import { NotificationsWorkerModule } from '@platform/notifications';
+
+/**
+ * Every module with `@OnJob` processors. Kept apart from WorkerModule so integration tests can
+ * run the same processors inside an API test app.
+ */
+@Module({ imports: [MailerModule, NotificationsWorkerModule] })
+export class WorkerProcessorsModule {}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigValidationError, DEVELOPMENT_SECRET_KEY, loadConfig } from './app-config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error.problems;
+    throw error;
+  }
+  throw new Error('configuration was accepted');
+}
+
+describe('loadConfig', () => {
+  it('fills every default of the conventions table', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/platform',
+      redisUrl: 'redis://127.0.0.1:6379',
+      secretKey: DEVELOPMENT_SECRET_KEY,
+      secretKeyIsDefault: true,
+      platformAdmin: null,
+      smtpUrl: null,
+      mailFrom: 'platform@localhost',
+      phone: null,
+      rgw: null,
+      testAlertAutoResolveSeconds: 600,
+      signedLinkTtlSeconds: 86400,
+      digestFlushIntervalSeconds: 900,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      PUBLIC_URL: 'https://api.example.com/',
+      DATABASE_URL: 'postgresql://u:p@db:5432/x',
+      REDIS_URL: 'rediss://cache:6380/2',
+      SECRET_KEY: 'k'.repeat(40),
+      PLATFORM_ADMIN_LOGIN: 'root@example.com',
+      PLATFORM_ADMIN_PASSWORD: 'correct horse battery',
+      SMTP_URL: 'smtp://127.0.0.1:1025',
+      MAIL_FROM: 'Platform <noreply@example.com>',
+      PHONE_API_URL: 'http://127.0.0.1:9000',
+      PHONE_ACCOUNT_SID: 'AC1',
+      PHONE_AUTH_TOKEN: 'tok',
+      PHONE_FROM: '+4930123456',
+      RGW_ADMIN_URL: 'http://rgw:7480',
+      RGW_ACCESS_KEY: 'ak',
+      RGW_SECRET_KEY: 'sk',
+      TEST_ALERT_AUTO_RESOLVE_SECONDS: '60',
+      SIGNED_LINK_TTL_SECONDS: '3600',
+      DIGEST_FLUSH_INTERVAL_SECONDS: '300',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      publicUrl: 'https://api.example.com',
+      secretKeyIsDefault: false,
+      platformAdmin: { login: 'root@example.com', password: 'correct horse battery' },
+      smtpUrl: 'smtp://127.0.0.1:1025',
+      mailFrom: 'Platform <noreply@example.com>',
+      phone: {
+        apiUrl: 'http://127.0.0.1:9000',
+        accountSid: 'AC1',
+        authToken: 'tok',
+        from: '+4930123456',
+      },
+      rgw: { adminUrl: 'http://rgw:7480', accessKey: 'ak', secretKey: 'sk' },
+      testAlertAutoResolveSeconds: 60,
+      signedLinkTtlSeconds: 3600,
+      digestFlushIntervalSeconds: 300,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer from 1 to 65535 (got "abc")'],
+    [{ PORT: '70000' }, 'PORT must be an integer'],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL must use postgres or postgresql'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL must be a URL'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must use http or https'],
+    [{ SMTP_URL: 'http://mail' }, 'SMTP_URL must use smtp or smtps'],
+    [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM must be an e-mail address'],
+    [{ DIGEST_FLUSH_INTERVAL_SECONDS: '-5' }, 'DIGEST_FLUSH_INTERVAL_SECONDS must be an integer'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of'],
+    [{ NODE_ENV: 'production' }, 'SECRET_KEY is required when NODE_ENV=production'],
+    [{ NODE_ENV: 'production', SECRET_KEY: 'short' }, 'SECRET_KEY must be at least 32 characters'],
+    [
+      { PLATFORM_ADMIN_LOGIN: 'root@example.com' },
+      'PLATFORM_ADMIN_PASSWORD must be set together with PLATFORM_ADMIN_LOGIN',
+    ],
+    [
+      { PHONE_API_URL: 'http://x', PHONE_FROM: '+1' },
+      'PHONE_ACCOUNT_SID, PHONE_AUTH_TOKEN must be set together with',
+    ],
+  ])('rejects %j naming the variable', (env, expected) => {
+    expect(problemsOf(env).join('\n')).toContain(expected);
+  });
+
+  it('reports every bad variable at once', () => {
+    const problems = problemsOf({ PORT: 'x', REDIS_URL: 'nope', SIGNED_LINK_TTL_SECONDS: '1' });
+    expect(problems).toHaveLength(3);
+    expect(problems.map((p) => p.split(' ')[0])).toEqual([
+      'PORT',
+      'REDIS_URL',
+      'SIGNED_LINK_TTL_SECONDS',
+    ]);
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadConfig({ PORT: '  ', SMTP_URL: '' })).toMatchObject({ port: 3000, smtpUrl: null });
+  });
+});

@@ -1,0 +1,229 @@
+/**
+ * Process configuration, read once from the environment and validated before anything
+ * starts. Every problem is collected so one failed start names every bad variable.
+ */
+export type NodeEnv = 'development' | 'production' | 'test';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface PhoneProviderConfig {
+  apiUrl: string;
+  accountSid: string;
+  authToken: string;
+  from: string;
+}
+
+export interface RgwAdminConfig {
+  adminUrl: string;
+  accessKey: string;
+  secretKey: string;
+}
+
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  port: number;
+  publicUrl: string;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Namespaces every Redis key and BullMQ queue, so several deployments or test files can share one Redis. */
+  redisPrefix: string;
+  secretKey: string;
+  /** True when SECRET_KEY was not set and the development value is in use. */
+  secretKeyIsDefault: boolean;
+  platformAdmin: { login: string; password: string } | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  phone: PhoneProviderConfig | null;
+  rgw: RgwAdminConfig | null;
+  testAlertAutoResolveSeconds: number;
+  signedLinkTtlSeconds: number;
+  digestFlushIntervalSeconds: number;
+  logLevel: LogLevel;
+}
+
+export const DEVELOPMENT_SECRET_KEY = 'development-secret-key-do-not-use-in-production';
+const MIN_PRODUCTION_SECRET_LENGTH = 32;
+
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigValidationError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  url(name: string, fallback: string | null, protocols: string[]): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      this.problems.push(`${name} must be a URL (got "${value}")`);
+      return fallback;
+    }
+    if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+      this.problems.push(`${name} must use ${protocols.join(' or ')} (got "${value}")`);
+      return fallback;
+    }
+    return value.replace(/\/+$/, '');
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  /** A group of variables that only make sense together: all set, or none. */
+  group<K extends string>(names: Record<K, string>): Record<K, string> | null {
+    const entries = Object.entries(names) as [K, string][];
+    const set = entries.filter(([, variable]) => this.raw(variable) !== undefined);
+    if (set.length === 0) return null;
+    if (set.length < entries.length) {
+      const missing = entries.filter(([, v]) => this.raw(v) === undefined).map(([, v]) => v);
+      this.problems.push(
+        `${missing.join(', ')} must be set together with ${set.map(([, v]) => v).join(', ')}`,
+      );
+      return null;
+    }
+    return Object.fromEntries(entries.map(([key, v]) => [key, this.raw(v)])) as Record<K, string>;
+  }
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const read = new EnvReader(env);
+  const nodeEnv = read.oneOf<NodeEnv>('NODE_ENV', 'development', [
+    'development',
+    'production',
+    'test',
+  ]);
+
+  const secretKey = read.raw('SECRET_KEY');
+  if (nodeEnv === 'production' && secretKey === undefined) {
+    read.problems.push('SECRET_KEY is required when NODE_ENV=production');
+  } else if (
+    nodeEnv === 'production' &&
+    secretKey !== undefined &&
+    secretKey.length < MIN_PRODUCTION_SECRET_LENGTH
+  ) {
+    read.problems.push(
+      `SECRET_KEY must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters when NODE_ENV=production`,
+    );
+  }
+
+  const platformAdmin = read.group({
+    login: 'PLATFORM_ADMIN_LOGIN',
+    password: 'PLATFORM_ADMIN_PASSWORD',
+  });
+  if (platformAdmin && !/^[^\s@]+@[^\s@]+$/.test(platformAdmin.login)) {
+    read.problems.push(`PLATFORM_ADMIN_LOGIN must be an e-mail address`);
+  }
+
+  const phone = read.group({
+    apiUrl: 'PHONE_API_URL',
+    accountSid: 'PHONE_ACCOUNT_SID',
+    authToken: 'PHONE_AUTH_TOKEN',
+    from: 'PHONE_FROM',
+  });
+  if (phone) phone.apiUrl = read.url('PHONE_API_URL', phone.apiUrl, ['http', 'https'])!;
+
+  const rgw = read.group({
+    adminUrl: 'RGW_ADMIN_URL',
+    accessKey: 'RGW_ACCESS_KEY',
+    secretKey: 'RGW_SECRET_KEY',
+  });
+  if (rgw) rgw.adminUrl = read.url('RGW_ADMIN_URL', rgw.adminUrl, ['http', 'https'])!;
+
+  const mailFrom = read.string('MAIL_FROM', 'platform@localhost');
+  if (!/^([^<>]*<)?[^\s@<>]+@[^\s@<>]+>?$/.test(mailFrom)) {
+    read.problems.push(`MAIL_FROM must be an e-mail address (got "${mailFrom}")`);
+  }
+
+  const redisPrefix = read.string('REDIS_PREFIX', 'platform');
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) {
+    read.problems.push(`REDIS_PREFIX must be 1-64 characters of letters, digits, _ . : -`);
+  }
+
+  const config: AppConfig = {
+    nodeEnv,
+    port: read.integer('PORT', 3000, 1, 65535),
+    publicUrl: read.url('PUBLIC_URL', 'http://localhost:3000', ['http', 'https'])!,
+    databaseUrl: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/platform', [
+      'postgres',
+      'postgresql',
+    ])!,
+    redisUrl: read.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss'])!,
+    redisPrefix,
+    secretKey: secretKey ?? DEVELOPMENT_SECRET_KEY,
+    secretKeyIsDefault: secretKey === undefined,
+    platformAdmin,
+    smtpUrl: read.url('SMTP_URL', null, ['smtp', 'smtps']),
+    mailFrom,
+    phone,
+    rgw,
+    testAlertAutoResolveSeconds: read.integer('TEST_ALERT_AUTO_RESOLVE_SECONDS', 600, 1, 86400),
+    signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
+    digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
+    logLevel: read.oneOf<LogLevel>('LOG_LEVEL', 'info', [
+      'fatal',
+      'error',
+      'warn',
+      'info',
+      'debug',
+      'trace',
+      'silent',
+    ]),
+  };
+
+  if (read.problems.length > 0) throw new ConfigValidationError(read.problems);
+  return config;
+}
+
+/** Loads the configuration or ends the process with a message naming every bad variable. */
+export function loadConfigOrExit(env: Env = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** The injection token under which the validated configuration is provided. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,111 @@
+import { HttpException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { RequestWithContext } from '../context/request-context.js';
+import { AppException } from './app-exception.js';
+import { CoreErrorCode, CoreException } from './core-exception.js';
+import type { ErrorEnvelope } from './error-envelope.js';
+
+const CODE_BY_STATUS: Record<number, CoreErrorCode> = {
+  400: CoreErrorCode.BadRequest,
+  401: CoreErrorCode.Unauthorized,
+  403: CoreErrorCode.Forbidden,
+  404: CoreErrorCode.NotFound,
+  405: CoreErrorCode.MethodNotAllowed,
+  409: CoreErrorCode.Conflict,
+  410: CoreErrorCode.Gone,
+  413: CoreErrorCode.PayloadTooLarge,
+  415: CoreErrorCode.UnsupportedMediaType,
+  422: CoreErrorCode.ValidationFailed,
+  429: CoreErrorCode.RateLimited,
+  503: CoreErrorCode.ServiceUnavailable,
+};
+
+/** Errors that body-parser and friends attach a `type` and `status` to. */
+interface ParserError {
+  type: string;
+  status: number;
+}
+
+function isParserError(error: unknown): error is ParserError {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as ParserError).type === 'string' &&
+    typeof (error as ParserError).status === 'number'
+  );
+}
+
+function httpExceptionMessage(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+/**
+ * Maps anything thrown while serving a request onto a platform error. Only errors raised on
+ * purpose keep their message; everything else becomes an opaque 500 so no stack or SQL leaks.
+ */
+export function toAppException(error: unknown, request: Request): AppException {
+  if (error instanceof AppException) return error;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    if (status === 404 && /^Cannot [A-Z]+ /.test(error.message)) {
+      return new CoreException(
+        CoreErrorCode.NotFound,
+        `No route for ${request.method} ${request.path}`,
+      );
+    }
+    const code =
+      CODE_BY_STATUS[status] ??
+      (status >= 500 ? CoreErrorCode.InternalError : CoreErrorCode.BadRequest);
+    const message = status >= 500 ? 'An unexpected error occurred' : httpExceptionMessage(error);
+    return new AppException(status, code, message, { service: 'api' });
+  }
+  if (isParserError(error)) {
+    if (error.type === 'entity.parse.failed') {
+      return new CoreException(CoreErrorCode.BadRequest, 'The request body is not valid JSON');
+    }
+    if (error.type === 'entity.too.large') {
+      return new CoreException(CoreErrorCode.PayloadTooLarge, 'The request body is too large');
+    }
+    if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
+      return new CoreException(CoreErrorCode.UnsupportedMediaType, 'Unsupported body encoding');
+    }
+    if (error.status >= 400 && error.status < 500) {
+      return new CoreException(CoreErrorCode.BadRequest, 'The request body could not be read');
+    }
+  }
+  return new CoreException(CoreErrorCode.InternalError, 'An unexpected error occurred', {
+    retryable: true,
+    cause: error,
+  });
+}
+
+export function errorEnvelope(exception: AppException, request: RequestWithContext): ErrorEnvelope {
+  const context = request.context;
+  const envelope: ErrorEnvelope = {
+    code: exception.code,
+    message: exception.message,
+    source_service: exception.service ?? 'api',
+    source_operation: context?.operation ?? `${request.method} ${request.path}`,
+    retryable: exception.retryable,
+    request_id: context?.requestId ?? '',
+  };
+  if (exception.details !== undefined) envelope.details = exception.details;
+  return envelope;
+}
+
+export function sendError(
+  exception: AppException,
+  request: RequestWithContext,
+  response: Response,
+): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
+  response.status(exception.status).json(errorEnvelope(exception, request));
+}

@@ -1,0 +1,99 @@
+import type { INestApplication } from '@nestjs/common';
+import { WsAdapter } from '@nestjs/platform-ws';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppConfig } from '../config/app-config.js';
+import {
+  RequestContexts,
+  requestIdFrom,
+  type RequestWithContext,
+} from '../context/request-context.js';
+import { sendError, toAppException } from '../errors/error-response.js';
+import type { JsonLogger } from '../logging/logger.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import {
+  API_VERSION_HEADER,
+  API_VERSION_POLICY,
+  type ApiVersionPolicy,
+  resolveApiVersion,
+} from '../versioning/api-versions.js';
+import { serveOpenApiDocument } from '../openapi/openapi.js';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/** Route template for metrics labels; unmatched paths share one label to bound cardinality. */
+function routeLabel(request: Request): string {
+  const route = (request as unknown as { route?: { path?: unknown } }).route;
+  return typeof route?.path === 'string' ? `${request.baseUrl}${route.path}` : 'unmatched';
+}
+
+/**
+ * The Express-level part of the HTTP contract, in order: request id and API version for
+ * every request (before the body is read, so even a malformed body gets both), access log
+ * and metrics, body parsing whose failures use the error envelope, then the async context
+ * that logs read the request id from. WebSocket gateways (the Action Cable endpoint) share the
+ * HTTP server through the ws adapter.
+ */
+export function configureHttpApp(
+  app: INestApplication,
+  config: AppConfig,
+  logger: JsonLogger,
+): void {
+  const policy = app.get<ApiVersionPolicy>(API_VERSION_POLICY);
+  const metrics = app.get(MetricsService);
+  const server = app.getHttpAdapter().getInstance() as express.Express;
+  server.disable('x-powered-by');
+  app.useWebSocketAdapter(new WsAdapter(app));
+
+  app.use((request: RequestWithContext, response: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdFrom(request.headers['x-request-id']);
+    const resolution = resolveApiVersion(policy, request.headers[API_VERSION_HEADER.toLowerCase()]);
+    request.context = {
+      requestId,
+      method: request.method,
+      path: request.path,
+      apiVersion: resolution.ok ? resolution.version.major : null,
+      requestedApiVersion: resolution.ok ? undefined : resolution.requested,
+    };
+    response.setHeader('X-Request-Id', requestId);
+    if (resolution.ok) response.setHeader(API_VERSION_HEADER, String(resolution.version.major));
+    response.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeLabel(request);
+      metrics.observeHttp(request.method, route, response.statusCode, seconds);
+      logger.pino.info(
+        {
+          request_id: requestId,
+          method: request.method,
+          path: request.path,
+          route,
+          operation: request.context?.operation,
+          status: response.statusCode,
+          duration_ms: Math.round(seconds * 1000 * 10) / 10,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  const parsers = [
+    express.json({ limit: JSON_BODY_LIMIT }),
+    express.urlencoded({ extended: false, limit: JSON_BODY_LIMIT }),
+  ];
+  for (const parser of parsers) {
+    app.use((request: RequestWithContext, response: Response, next: NextFunction) =>
+      parser(request, response, (error?: unknown) =>
+        error ? sendError(toAppException(error, request), request, response) : next(),
+      ),
+    );
+  }
+
+  app.use((request: RequestWithContext, _response: Response, next: NextFunction) => {
+    if (request.context) RequestContexts.run(request.context, next);
+    else next();
+  });
+
+  serveOpenApiDocument(app, config);
+  app.enableShutdownHooks();
+}

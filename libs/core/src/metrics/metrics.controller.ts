@@ -1,0 +1,23 @@
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../http/access.js';
+import { RawResponse } from '../http/response-envelope.js';
+import { Unversioned } from '../versioning/deprecated.decorator.js';
+import { MetricsService } from './metrics.service.js';
+
+@ApiExcludeController()
+@Public()
+@Unversioned()
+@RawResponse()
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  @Get()
+  @Header('Cache-Control', 'no-store')
+  async scrape(@Res() response: Response): Promise<void> {
+    response.setHeader('Content-Type', this.metrics.registry.contentType);
+    response.send(await this.metrics.registry.metrics());
+  }
+}

@@ -1,0 +1,47 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { AppConfig } from '../config/app-config.js';
+import { ErrorEnvelope } from '../errors/error-envelope.js';
+import { operationId } from '../http/operation-id.js';
+
+export const OPENAPI_PATH = '/openapi.json';
+
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Platform Control API')
+      .setDescription(
+        'Multi-tenant cloud control API. Success bodies are `{metadata, data}` envelopes; ' +
+          'errors use the error envelope. Send `API-Version: 1` (the default).',
+      )
+      .setVersion('1')
+      .addServer(config.publicUrl)
+      .addBearerAuth()
+      .addGlobalParameters({
+        name: 'API-Version',
+        in: 'header',
+        required: false,
+        schema: { type: 'integer', default: 1 },
+        description: 'Major API version; absent means the latest stable (1).',
+      })
+      .build(),
+    {
+      extraModels: [ErrorEnvelope],
+      operationIdFactory: (controllerKey, methodKey) =>
+        operationId({ name: controllerKey }, { name: methodKey }),
+    },
+  );
+  document.openapi = '3.0.1';
+  return document;
+}
+
+/** Serves the document generated from the controllers, built once on first request. */
+export function serveOpenApiDocument(app: INestApplication, config: AppConfig): void {
+  let document: OpenAPIObject | undefined;
+  app.getHttpAdapter().get(OPENAPI_PATH, (_request: Request, response: Response) => {
+    document ??= buildOpenApiDocument(app, config);
+    response.json(document);
+  });
+}

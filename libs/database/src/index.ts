@@ -1,0 +1,4 @@
+export * from './data-source.js';
+export * from './database.module.js';
+export * from './migrations/index.js';
+export * from './snake-naming.strategy.js';

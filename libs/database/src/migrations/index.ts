@@ -1,0 +1,11 @@
+import type { MigrationInterface } from 'typeorm';
+import { Identity1764000000000 } from './1764000000000-identity.js';
+import { Notifications1764000000001 } from './1764000000001-notifications.js';
+
+export type MigrationClass = new () => MigrationInterface;
+
+/**
+ * Every schema migration, in order. Migrations are the only way the schema changes (the
+ * DataSource never synchronizes); add new ones at the end, never edit a released one.
+ */
+export const MIGRATIONS: MigrationClass[] = [Identity1764000000000, Notifications1764000000001];

@@ -1,0 +1,204 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { PUBLIC_ROUTE } from '@platform/core';
+import { CredentialVerifier } from '../auth/credential-verifier.js';
+import { safeEqual } from '../auth/secrets.js';
+import type { Account, ApiToken, Membership } from '../entities.js';
+import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
+import { MembershipsRepository } from '../organizations/memberships.repository.js';
+import { ProjectsRepository } from '../organizations/projects.repository.js';
+import { ACCESS_POLICY, type AccessPolicy, type TenantScope } from './authenticated.decorator.js';
+import { CSRF_HEADER, readCredential, STATIC_TOKEN_PREFIX, UNSAFE_METHODS } from './credentials.js';
+import {
+  allows,
+  type Category,
+  effectivePermissions,
+  type Level,
+  ROLE_PERMISSIONS,
+  scopesAllow,
+} from './permissions.js';
+import type { AuthenticatedRequest, Principal } from './principal.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Identity {
+  account: Account;
+  token: ApiToken | null;
+  via: Principal['via'];
+}
+
+interface Tenant {
+  organizationId: string | null;
+  projectId: string | null;
+  membership: Membership | null;
+}
+
+function pathParam(request: AuthenticatedRequest, name: string): string | undefined {
+  const value: unknown = request.params[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const unauthorized = (
+  message = 'Authentication required',
+): InstanceType<typeof IdentityException> =>
+  new IdentityException(IdentityErrorCode.Unauthorized, message, {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+
+/**
+ * Axis A for every route: authenticates the caller (bearer JWT, static token or session
+ * cookie with CSRF), resolves the tenant the request acts in, and checks the route's declared
+ * permission. Tenants the caller cannot see answer 404, so their existence never leaks.
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialVerifier,
+    private readonly memberships: MembershipsRepository,
+    private readonly projects: ProjectsRepository,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(
+      ACCESS_POLICY,
+      targets,
+    );
+    if (!policy)
+      throw new Error(
+        `${context.getClass().name}.${context.getHandler().name} declares no access policy`,
+      );
+
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const identity = await this.authenticate(request);
+    if (policy.interactiveOnly && identity.token) {
+      throw new IdentityException(
+        IdentityErrorCode.InteractiveSessionRequired,
+        'This operation needs a login session, not a static token',
+      );
+    }
+    if (policy.platformAdmin && !identity.account.isPlatformAdmin) {
+      throw new IdentityException(IdentityErrorCode.Forbidden, 'Only platform admins may do this');
+    }
+    const tenant = await this.resolveTenant(request, policy.scope, identity);
+    const permissions = this.permissionsOf(identity.account, tenant.membership);
+    if (policy.permission) this.authorize(policy, identity, permissions);
+
+    request.principal = { ...identity, ...tenant, permissions };
+    if (request.context) {
+      request.context.organizationId = tenant.organizationId;
+      if (tenant.projectId) request.context.projectId = tenant.projectId;
+    }
+    return true;
+  }
+
+  private async authenticate(request: AuthenticatedRequest): Promise<Identity> {
+    const credential = readCredential(request);
+    if (credential.kind === 'none') throw unauthorized();
+    if (credential.kind === 'bearer' && credential.value.startsWith(STATIC_TOKEN_PREFIX)) {
+      const verified = await this.credentials.staticToken(credential.value);
+      if (!verified) throw unauthorized('Invalid or revoked token');
+      return { ...verified, via: 'token' };
+    }
+    const verified = await this.credentials.session(credential.value);
+    if (!verified) throw unauthorized('Invalid or expired session');
+    if (credential.kind === 'cookie' && UNSAFE_METHODS.has(request.method)) {
+      const header = request.headers[CSRF_HEADER];
+      if (
+        !credential.csrfCookie ||
+        typeof header !== 'string' ||
+        !safeEqual(header, credential.csrfCookie)
+      ) {
+        throw new IdentityException(
+          IdentityErrorCode.InvalidCsrfToken,
+          'Missing or wrong X-CSRF-Token header',
+        );
+      }
+    }
+    return { account: verified.account, token: null, via: credential.kind };
+  }
+
+  private async resolveTenant(
+    request: AuthenticatedRequest,
+    scope: TenantScope,
+    identity: Identity,
+  ): Promise<Tenant> {
+    if (scope === 'account') return { organizationId: null, projectId: null, membership: null };
+    const query = request.query.organization_id;
+    const requested = typeof query === 'string' && query !== '' ? query : undefined;
+
+    if (scope === 'project') {
+      const projectId = pathParam(request, 'project_id');
+      const project =
+        projectId && UUID.test(projectId) ? await this.projects.findById(projectId) : null;
+      if (!project || (requested && requested !== project.organizationId))
+        throw notFound('Project');
+      const membership = await this.membershipIn(identity, project.organizationId, 'Project');
+      return { organizationId: project.organizationId, projectId: project.id, membership };
+    }
+
+    let organizationId =
+      pathParam(request, 'org_id') ?? requested ?? identity.token?.organizationId;
+    if (!organizationId) {
+      const all = await this.memberships.listForAccount(identity.account.id);
+      if (all.length !== 1) {
+        throw new IdentityException(
+          IdentityErrorCode.OrganizationRequired,
+          all.length === 0
+            ? 'This account belongs to no organization; pass organization_id'
+            : 'This account belongs to several organizations; pass organization_id',
+        );
+      }
+      organizationId = all[0].organization_id;
+    }
+    const membership = await this.membershipIn(identity, organizationId, 'Organization');
+    return { organizationId, projectId: null, membership };
+  }
+
+  /** The caller's membership in the organization; 404 when the caller may not see it at all. */
+  private async membershipIn(
+    identity: Identity,
+    organizationId: string,
+    what: string,
+  ): Promise<Membership | null> {
+    if (!UUID.test(organizationId)) throw notFound(what);
+    if (identity.token && identity.token.organizationId !== organizationId) throw notFound(what);
+    const membership = await this.memberships.find(identity.account.id, organizationId);
+    if (membership) return membership;
+    if (
+      identity.account.isPlatformAdmin &&
+      (await this.projects.organizationExists(organizationId))
+    )
+      return null;
+    throw notFound(what);
+  }
+
+  private permissionsOf(account: Account, membership: Membership | null) {
+    if (account.isPlatformAdmin) return ROLE_PERMISSIONS.admin;
+    return membership ? effectivePermissions(membership.role, membership.permissions) : null;
+  }
+
+  private authorize(
+    policy: AccessPolicy,
+    identity: Identity,
+    permissions: Principal['permissions'],
+  ): void {
+    const [category, level] = policy.permission!.split(':') as [Category, Level];
+    if (!permissions || !allows(permissions, category, level)) {
+      throw new IdentityException(
+        IdentityErrorCode.Forbidden,
+        `Missing permission ${category}:${level}`,
+      );
+    }
+    const resource = policy.scopeResource ?? category;
+    if (identity.token && !scopesAllow(identity.token.scopes, resource, level)) {
+      throw new IdentityException(
+        IdentityErrorCode.InsufficientScope,
+        `The token's scopes do not cover ${resource}:${level}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { SetMetadata } from '@nestjs/common';
+import type { Category, Level } from './permissions.js';
+
+/**
+ * Where a route's tenant comes from:
+ * - account: account-wide, no organization (metadata.organization_id is null);
+ * - organization: the `org_id` path parameter, else the `organization_id` query parameter,
+ *   else the token's organization, else the caller's only membership;
+ * - project: the `project_id` path parameter, whose organization the caller must belong to.
+ */
+export type TenantScope = 'account' | 'organization' | 'project';
+
+export interface AccessPolicy {
+  scope: TenantScope;
+  /** `<category>:<level>`, e.g. `projects:create`; omitted: any member of the tenant. */
+  permission?: `${Category}:${Level}`;
+  /** The static-token scope resource, when finer than the category (e.g. alert_ingest_tokens). */
+  scopeResource?: string;
+  /** Only a JWT or cookie session, never a static token (e.g. minting tokens). */
+  interactiveOnly?: boolean;
+  /** Only platform admins (platform-wide administration such as broadcasts). */
+  platformAdmin?: boolean;
+}
+
+export const ACCESS_POLICY = 'platform:access-policy';
+
+/** Declares who may call a route; read by the global AccessGuard. */
+export const Authenticated = (policy: AccessPolicy): MethodDecorator & ClassDecorator =>
+  SetMetadata(ACCESS_POLICY, policy);

@@ -1,0 +1,127 @@
+/**
+ * Axis A of the access model: what a membership may do, and what a static token adds on top
+ * (it can only narrow). Levels per category are read, create, update and delete, where delete
+ * is the manage-equivalent (custom actions such as minting ingest tokens need it too).
+ */
+export const ROLES = ['admin', 'developer', 'operator', 'viewer', 'billing_manager'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const CATEGORIES = [
+  'organization',
+  'members',
+  'projects',
+  'tokens',
+  'webhooks',
+  'alerts',
+  'rgw',
+  'dns',
+  'compute',
+  'kubernetes',
+  'apps',
+  'vpn',
+  'billing',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const LEVELS = ['read', 'create', 'update', 'delete'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export type PermissionSet = Record<Category, Level[]>;
+/** Per-membership overrides: a category present replaces the role's levels for it. */
+export type PermissionOverrides = Partial<Record<Category, Level[]>>;
+
+const ALL: Level[] = ['read', 'create', 'update', 'delete'];
+const OPERATE: Level[] = ['read', 'create', 'update'];
+const READ: Level[] = ['read'];
+const NONE: Level[] = [];
+
+function table(levels: (category: Category) => Level[]): PermissionSet {
+  return Object.fromEntries(CATEGORIES.map((c) => [c, levels(c)])) as PermissionSet;
+}
+
+/** The default permissions of each role (documented in the README). */
+export const ROLE_PERMISSIONS: Record<Role, PermissionSet> = {
+  admin: table(() => ALL),
+  developer: table((c) => {
+    if (c === 'organization' || c === 'members') return READ;
+    if (c === 'billing') return NONE;
+    if (c === 'projects') return OPERATE;
+    return ALL;
+  }),
+  operator: table((c) => {
+    if (c === 'billing') return NONE;
+    if (c === 'tokens') return ALL;
+    if (['alerts', 'compute', 'kubernetes', 'apps', 'dns', 'rgw', 'vpn', 'webhooks'].includes(c)) {
+      return OPERATE;
+    }
+    return READ;
+  }),
+  viewer: table((c) => {
+    if (c === 'billing') return NONE;
+    if (c === 'tokens') return ['read', 'create'];
+    return READ;
+  }),
+  billing_manager: table((c) => {
+    if (c === 'billing') return ALL;
+    if (c === 'tokens') return ['read', 'create'];
+    if (c === 'organization' || c === 'members' || c === 'projects') return READ;
+    return NONE;
+  }),
+};
+
+export function effectivePermissions(
+  role: Role,
+  overrides: PermissionOverrides = {},
+): PermissionSet {
+  const base = ROLE_PERMISSIONS[role];
+  return table((c) =>
+    [...(overrides[c] ?? base[c])].sort((a, b) => LEVELS.indexOf(a) - LEVELS.indexOf(b)),
+  );
+}
+
+export function allows(set: PermissionSet, category: Category, level: Level): boolean {
+  return set[category].includes(level);
+}
+
+/** Token scopes: `<resource>:<level>`. */
+export const SCOPE_LEVELS = ['read', 'write', 'manage', '*'] as const;
+export type ScopeLevel = (typeof SCOPE_LEVELS)[number];
+
+/** Resources a scope may name: the permission categories plus finer-grained ones. */
+export const SCOPE_RESOURCES: readonly string[] = [...CATEGORIES, 'alert_ingest_tokens'];
+
+export const SCOPE_PATTERN = /^([a-z_]+):(read|write|manage|\*)$/;
+
+export function isValidScope(scope: string): boolean {
+  const match = SCOPE_PATTERN.exec(scope);
+  return match !== null && SCOPE_RESOURCES.includes(match[1]);
+}
+
+/**
+ * Scope levels are cumulative: read covers GET, write adds create and update, manage adds
+ * delete and custom actions; `*` is everything.
+ */
+const SCOPE_COVERS: Record<ScopeLevel, Level[]> = {
+  read: ['read'],
+  write: ['read', 'create', 'update'],
+  manage: ['read', 'create', 'update', 'delete'],
+  '*': ['read', 'create', 'update', 'delete'],
+};
+
+export function scopesAllow(scopes: readonly string[], resource: string, level: Level): boolean {
+  return scopes.some((scope) => {
+    const match = SCOPE_PATTERN.exec(scope);
+    return (
+      match !== null &&
+      match[1] === resource &&
+      SCOPE_COVERS[match[2] as ScopeLevel].includes(level)
+    );
+  });
+}
+
+export interface Permission {
+  category: Category;
+  level: Level;
+  /** The scope resource, when finer than the category (e.g. alert_ingest_tokens). */
+  scope?: string;
+}

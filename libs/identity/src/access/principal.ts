@@ -1,0 +1,34 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { RequestWithContext } from '@platform/core';
+import type { Account, ApiToken, Membership } from '../entities.js';
+import type { PermissionSet } from './permissions.js';
+
+/** Who is calling, established by the AccessGuard for every authenticated route. */
+export interface Principal {
+  account: Account;
+  /** Present when a static token was presented. */
+  token: ApiToken | null;
+  via: 'bearer' | 'cookie' | 'token';
+  /** The organization the request acts in (null on account-wide routes). */
+  organizationId: string | null;
+  projectId: string | null;
+  /** The caller's membership in that organization (null for platform admins without one). */
+  membership: Membership | null;
+  permissions: PermissionSet | null;
+}
+
+export type AuthenticatedRequest = RequestWithContext & { principal?: Principal };
+
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) => {
+    const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    if (!principal) throw new Error('CurrentPrincipal used on a route without @Authenticated');
+    return principal;
+  },
+);
+
+/** The principal of a route whose scope guarantees an organization. */
+export function organizationOf(principal: Principal): string {
+  if (!principal.organizationId) throw new Error('route is not organization-scoped');
+  return principal.organizationId;
+}

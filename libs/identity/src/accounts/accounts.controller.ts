@@ -1,0 +1,44 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../access/authenticated.decorator.js';
+import { CurrentPrincipal, type Principal } from '../access/principal.js';
+import { MembershipsRepository } from '../organizations/memberships.repository.js';
+
+@ApiTags('accounts')
+@Controller('accounts')
+export class AccountsController {
+  constructor(private readonly memberships: MembershipsRepository) {}
+
+  /** Every membership and the organization this request resolves to (null when ambiguous). */
+  @Get('me')
+  @Authenticated({ scope: 'account' })
+  async me(@CurrentPrincipal() principal: Principal, @Query('organization_id') requested?: string) {
+    const memberships = await this.memberships.listForAccount(principal.account.id);
+    const current = principal.token
+      ? principal.token.organizationId
+      : requested
+        ? (memberships.find((m) => m.organization_id === requested)?.organization_id ?? null)
+        : memberships.length === 1
+          ? memberships[0].organization_id
+          : null;
+    const { account } = principal;
+    return {
+      id: account.id,
+      login: account.login,
+      name: account.name,
+      email_verified_at: account.emailVerifiedAt,
+      platform_admin: account.isPlatformAdmin,
+      phone_number: account.phoneNumber,
+      phone_verified: account.phoneVerifiedAt !== null,
+      created_at: account.createdAt,
+      memberships: memberships.map((m) => ({
+        id: m.id,
+        organization_id: m.organization_id,
+        organization_name: m.organization_name,
+        role: m.role,
+        permissions: m.permissions,
+      })),
+      current_organization_id: current,
+    };
+  }
+}

@@ -1,0 +1,69 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MailModule } from '@platform/mail';
+import { AccessGuard } from './access/access.guard.js';
+import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
+import { AccountsController } from './accounts/accounts.controller.js';
+import { AccountsRepository } from './accounts/accounts.repository.js';
+import { PlatformAdminBootstrap } from './accounts/platform-admin.bootstrap.js';
+import { CredentialVerifier } from './auth/credential-verifier.js';
+import { LoginThrottle } from './auth/login-throttle.js';
+import { LoginService } from './auth/login.service.js';
+import { SessionTokens } from './auth/session-tokens.js';
+import { IDENTITY_ENTITIES } from './entities.js';
+import { InvitationsController } from './invitations/invitations.controller.js';
+import { InvitationsService } from './invitations/invitations.service.js';
+import { MembershipsRepository } from './organizations/memberships.repository.js';
+import { OrganizationsController } from './organizations/organizations.controller.js';
+import { OrganizationsService } from './organizations/organizations.service.js';
+import { ProjectsRepository } from './organizations/projects.repository.js';
+import { LegalRepository } from './signup/legal.repository.js';
+import { SignupController } from './signup/signup.controller.js';
+import { SignupService } from './signup/signup.service.js';
+import { TokensController } from './tokens/tokens.controller.js';
+import { TokensRepository } from './tokens/tokens.repository.js';
+import { TokensService } from './tokens/tokens.service.js';
+
+/**
+ * Axis A: accounts, organizations, projects, memberships, tokens, invitations, and the global
+ * AccessGuard that every route passes.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule],
+  controllers: [
+    SignupController,
+    AccountsController,
+    OrganizationsController,
+    TokensController,
+    InvitationsController,
+  ],
+  providers: [
+    AccountsRepository,
+    MembershipsRepository,
+    ProjectsRepository,
+    TokensRepository,
+    LegalRepository,
+    SessionTokens,
+    CredentialVerifier,
+    LoginThrottle,
+    LoginService,
+    SignupService,
+    OrganizationsService,
+    TokensService,
+    InvitationsService,
+    PlatformAdminBootstrap,
+    AccessPolicyVerifier,
+    { provide: APP_GUARD, useClass: AccessGuard },
+  ],
+  exports: [
+    AccountsRepository,
+    MembershipsRepository,
+    ProjectsRepository,
+    TokensRepository,
+    TokensService,
+    SessionTokens,
+    CredentialVerifier,
+  ],
+})
+export class IdentityModule {}

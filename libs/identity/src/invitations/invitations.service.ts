@@ -1,0 +1,181 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { Mailer } from '@platform/mail';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AccountsRepository } from '../accounts/accounts.repository.js';
+import type { Principal } from '../access/principal.js';
+import { hashPassword } from '../auth/passwords.js';
+import { randomSecret, sha256 } from '../auth/secrets.js';
+import { Invitation, Membership, Organization } from '../entities.js';
+import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
+import { MembershipsRepository } from '../organizations/memberships.repository.js';
+import type { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
+
+export const INVITATION_TTL_DAYS = 7;
+
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly accounts: AccountsRepository,
+    private readonly memberships: MembershipsRepository,
+    private readonly mailer: Mailer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async invite(principal: Principal, organizationId: string, body: CreateInvitationBody) {
+    const email = body.email.trim().toLowerCase();
+    const existing = await this.accounts.findByLogin(email);
+    if (existing && (await this.memberships.find(existing.id, organizationId))) {
+      throw new IdentityException(
+        IdentityErrorCode.AlreadyMember,
+        `${email} is already a member of this organization`,
+      );
+    }
+    const token = randomSecret();
+    const now = this.clock.now();
+    const invitation = await this.dataSource.getRepository(Invitation).save({
+      organizationId,
+      email,
+      role: body.role,
+      tokenHash: sha256(token),
+      invitedBy: principal.account.id,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * 86_400_000),
+      acceptedAt: null,
+      declinedAt: null,
+      createdAt: now,
+    });
+    const organization = await this.dataSource
+      .getRepository(Organization)
+      .findOneByOrFail({ id: organizationId });
+    const link = `${this.config.publicUrl}/invite/${encodeURIComponent(token)}`;
+    await this.mailer.send({
+      to: email,
+      subject: `You are invited to join ${organization.name}`,
+      text: [
+        `${principal.account.name} invited you to join ${organization.name} as ${body.role}.`,
+        '',
+        `Accept or decline here: ${link}`,
+        '',
+        `Invitation token: ${token}`,
+        '',
+        `The invitation is valid for ${INVITATION_TTL_DAYS} days.`,
+      ].join('\n'),
+    });
+    return {
+      id: invitation.id,
+      organization_id: organizationId,
+      email,
+      role: invitation.role,
+      expires_at: invitation.expiresAt,
+      created_at: invitation.createdAt,
+    };
+  }
+
+  async show(token: string) {
+    const { invitation, organization } = await this.pending(this.dataSource.manager, token);
+    return {
+      id: invitation.id,
+      organization_id: organization.id,
+      organization_name: organization.name,
+      email: invitation.email,
+      role: invitation.role,
+      expires_at: invitation.expiresAt,
+      account_exists: (await this.accounts.findByLogin(invitation.email)) !== null,
+    };
+  }
+
+  /** An existing account gains the membership at once; otherwise the body creates a verified account. */
+  async accept(token: string, body: AcceptInvitationBody) {
+    const passwordHash = body.password ? await hashPassword(body.password) : null;
+    return this.dataSource.transaction(async (manager) => {
+      const { invitation } = await this.pending(manager, token, true);
+      const now = this.clock.now();
+      let account = await this.accounts.findByLogin(invitation.email, manager);
+      if (!account) {
+        const missing = (['name', 'password', 'password-confirm'] as const).filter((f) => !body[f]);
+        if (missing.length > 0 || !passwordHash) {
+          throw new IdentityException(
+            IdentityErrorCode.ValidationFailed,
+            `Validation failed: ${missing.join(', ')} required to create the invited account`,
+            {
+              details: {
+                fields: missing.map((field) => ({ field, messages: [`${field} is required`] })),
+              },
+            },
+          );
+        }
+        account = await this.accounts.create(
+          manager,
+          {
+            login: invitation.email,
+            name: body.name!.trim(),
+            passwordHash,
+            emailVerifiedAt: now,
+            isPlatformAdmin: false,
+          },
+          now,
+        );
+      }
+      let membership = await manager
+        .getRepository(Membership)
+        .findOneBy({ accountId: account.id, organizationId: invitation.organizationId });
+      membership ??= await this.memberships.add(
+        manager,
+        invitation.organizationId,
+        account.id,
+        invitation.role,
+        now,
+      );
+      await manager.getRepository(Invitation).update({ id: invitation.id }, { acceptedAt: now });
+      return {
+        organization_id: invitation.organizationId,
+        account_id: account.id,
+        membership_id: membership.id,
+        role: membership.role,
+      };
+    });
+  }
+
+  async decline(token: string) {
+    return this.dataSource.transaction(async (manager) => {
+      const { invitation } = await this.pending(manager, token, true);
+      await manager
+        .getRepository(Invitation)
+        .update({ id: invitation.id }, { declinedAt: this.clock.now() });
+      return { declined: true };
+    });
+  }
+
+  /** The invitation behind a token: 404 unknown, 410 once used, declined or expired. */
+  private async pending(
+    manager: EntityManager,
+    token: string,
+    lock = false,
+  ): Promise<{ invitation: Invitation; organization: Organization }> {
+    const query = manager
+      .getRepository(Invitation)
+      .createQueryBuilder('i')
+      .where('i.token_hash = :hash', { hash: sha256(token) });
+    if (lock) query.setLock('pessimistic_write');
+    const invitation = await query.getOne();
+    if (!invitation) throw notFound('Invitation');
+    if (invitation.acceptedAt || invitation.declinedAt) {
+      throw new IdentityException(
+        IdentityErrorCode.InvitationUsed,
+        `This invitation was already ${invitation.acceptedAt ? 'accepted' : 'declined'}`,
+      );
+    }
+    if (invitation.expiresAt <= this.clock.now()) {
+      throw new IdentityException(
+        IdentityErrorCode.InvitationExpired,
+        'This invitation has expired',
+      );
+    }
+    const organization = await manager
+      .getRepository(Organization)
+      .findOneByOrFail({ id: invitation.organizationId });
+    return { invitation, organization };
+  }
+}

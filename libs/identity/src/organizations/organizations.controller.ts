@@ -1,0 +1,86 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Clock, IdParam as Id } from '@platform/core';
+import { Authenticated } from '../access/authenticated.decorator.js';
+import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import { MembershipsRepository } from './memberships.repository.js';
+import { CreateProjectBody, UpdateMembershipBody } from './organizations.dto.js';
+import { membershipView, OrganizationsService, projectView } from './organizations.service.js';
+import { ProjectsRepository } from './projects.repository.js';
+
+@ApiTags('organizations')
+@Controller()
+export class OrganizationsController {
+  constructor(
+    private readonly clock: Clock,
+    private readonly organizations: OrganizationsService,
+    private readonly projects: ProjectsRepository,
+    private readonly memberships: MembershipsRepository,
+  ) {}
+
+  @Get('organizations')
+  @Authenticated({ scope: 'account' })
+  listOrganizations(@CurrentPrincipal() principal: Principal) {
+    return this.projects.listOrganizations(principal.account.id);
+  }
+
+  @Get('organizations/:org_id/projects')
+  @Authenticated({ scope: 'organization', permission: 'projects:read' })
+  async listProjects(@CurrentPrincipal() principal: Principal) {
+    return (await this.projects.listForOrganization(organizationOf(principal))).map(projectView);
+  }
+
+  @Post('organizations/:org_id/projects')
+  @Authenticated({ scope: 'organization', permission: 'projects:create' })
+  async createProject(@CurrentPrincipal() principal: Principal, @Body() body: CreateProjectBody) {
+    return projectView(
+      await this.projects.create(organizationOf(principal), body.name.trim(), this.clock.now()),
+    );
+  }
+
+  @Get('organizations/:org_id/projects/:id')
+  @Authenticated({ scope: 'organization', permission: 'projects:read' })
+  showProject(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
+    return this.organizations.project(organizationOf(principal), id);
+  }
+
+  @Get('projects/:project_id')
+  @Authenticated({ scope: 'project', permission: 'projects:read' })
+  showProjectById(@CurrentPrincipal() principal: Principal) {
+    return this.organizations.project(organizationOf(principal), principal.projectId!);
+  }
+
+  @Get('memberships')
+  @Authenticated({ scope: 'organization', permission: 'members:read' })
+  async listMemberships(@CurrentPrincipal() principal: Principal) {
+    return (await this.memberships.listForOrganization(organizationOf(principal))).map(
+      membershipView,
+    );
+  }
+
+  @Get('memberships/:id')
+  @Authenticated({ scope: 'organization', permission: 'members:read' })
+  showMembership(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
+    return this.organizations.membership(organizationOf(principal), id);
+  }
+
+  @Patch('memberships/:id')
+  @Authenticated({ scope: 'organization', permission: 'members:update' })
+  updateMembership(
+    @CurrentPrincipal() principal: Principal,
+    @Id('id') id: string,
+    @Body() body: UpdateMembershipBody,
+  ) {
+    return this.organizations.updateMembership(organizationOf(principal), id, body);
+  }
+
+  @Delete('memberships/:id')
+  @HttpCode(204)
+  @Authenticated({ scope: 'organization', permission: 'members:delete' })
+  async removeMembership(
+    @CurrentPrincipal() principal: Principal,
+    @Id('id') id: string,
+  ): Promise<void> {
+    await this.memberships.remove(id, organizationOf(principal));
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Organization, Project } from '../entities.js';
+import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
+
+@Injectable()
+export class ProjectsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string): Promise<Project | null> {
+    return this.dataSource.getRepository(Project).findOneBy({ id });
+  }
+
+  findInOrganization(id: string, organizationId: string): Promise<Project | null> {
+    return this.dataSource.getRepository(Project).findOneBy({ id, organizationId });
+  }
+
+  listForOrganization(organizationId: string): Promise<Project[]> {
+    return this.dataSource
+      .getRepository(Project)
+      .find({ where: { organizationId }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  async create(organizationId: string, name: string, now: Date): Promise<Project> {
+    const repository = this.dataSource.getRepository(Project);
+    try {
+      return await repository.save(
+        repository.create({ organizationId, name, createdAt: now, updatedAt: now }),
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') {
+        throw new IdentityException(
+          IdentityErrorCode.ValidationFailed,
+          `A project named "${name}" already exists`,
+          {
+            details: {
+              fields: [{ field: 'name', messages: ['name is already taken in this organization'] }],
+            },
+          },
+        );
+      }
+      throw error;
+    }
+  }
+
+  organizationExists(id: string): Promise<boolean> {
+    return this.dataSource.getRepository(Organization).existsBy({ id });
+  }
+
+  listOrganizations(
+    accountId: string,
+  ): Promise<Array<{ id: string; name: string; role: string; created_at: Date }>> {
+    return this.dataSource.query(
+      `SELECT o.id, o.name, m.role, o.created_at
+         FROM organization o JOIN membership m ON m.organization_id = o.id
+        WHERE m.account_id = $1 ORDER BY o.name, o.id`,
+      [accountId],
+    );
+  }
+}

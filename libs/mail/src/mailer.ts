@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { JobName, JobQueue } from '@platform/queue';
+import type { JobsOptions } from 'bullmq';
+import type { EmailMessage } from './email.js';
+
+/** An SMTP outage should delay mail, not lose it: seven retries over about four minutes. */
+export const EMAIL_JOB_OPTIONS: Readonly<JobsOptions> = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 2000 },
+};
+
+/** Queues an e-mail for the worker; the request that sends it never waits on SMTP. */
+@Injectable()
+export class Mailer {
+  constructor(private readonly jobs: JobQueue) {}
+
+  /** Resolves with the job id once the e-mail is queued. */
+  send(message: EmailMessage): Promise<string> {
+    return this.jobs.enqueue(JobName.SendEmail, message, EMAIL_JOB_OPTIONS);
+  }
+
+  /** Queues many e-mails in bulk round trips to Redis; one job (and retry budget) each. */
+  async sendMany(messages: EmailMessage[]): Promise<string[]> {
+    if (messages.length === 0) return [];
+    return this.jobs.enqueueBulk(
+      JobName.SendEmail,
+      messages.map((data) => ({ data, options: EMAIL_JOB_OPTIONS })),
+    );
+  }
+}

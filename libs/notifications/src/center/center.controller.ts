@@ -1,0 +1,179 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Clock, IdParam, ListResult } from '@platform/core';
+import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import type { Broadcast, NotificationAbsence } from '../entities.js';
+import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
+import { AbsencesRepository } from './absences.repository.js';
+import { BroadcastsRepository } from './broadcasts.repository.js';
+import { CreateAbsenceBody, CreateBroadcastBody } from './center.dto.js';
+import { NotificationCenterService } from './center.service.js';
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+/** Out-of-range or malformed paging never fails: it is clamped to the nearest sensible value. */
+export function clampPaging(limit?: string, offset?: string): { limit: number; offset: number } {
+  const parsedLimit = Number.parseInt(limit ?? '', 10);
+  const parsedOffset = Number.parseInt(offset ?? '', 10);
+  return {
+    limit: Number.isNaN(parsedLimit)
+      ? DEFAULT_LIMIT
+      : Math.min(MAX_LIMIT, Math.max(1, parsedLimit)),
+    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
+  };
+}
+
+function unreadFilter(value?: string): boolean | undefined {
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
+const absenceView = (a: NotificationAbsence) => ({
+  id: a.id,
+  starts_at: a.startsAt,
+  ends_at: a.endsAt,
+  note: a.note,
+  created_at: a.createdAt,
+});
+
+const broadcastView = (b: Broadcast) => ({
+  id: b.id,
+  title: b.title,
+  body: b.body,
+  severity: b.severity,
+  banner: b.banner,
+  published_at: b.publishedAt,
+});
+
+/** Account-wide: no organization context is needed for any of these. */
+@ApiTags('notifications')
+@Controller()
+@Authenticated({ scope: 'account' })
+export class NotificationCenterController {
+  constructor(
+    private readonly clock: Clock,
+    private readonly center: NotificationCenterService,
+    private readonly absences: AbsencesRepository,
+    private readonly broadcasts: BroadcastsRepository,
+  ) {}
+
+  @Get('notifications')
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('unread') unread?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ) {
+    const paging = clampPaging(limit, offset);
+    const page = await this.center.list(
+      principal.account.id,
+      unreadFilter(unread),
+      paging.limit,
+      paging.offset,
+    );
+    return new ListResult(page.items, page.total);
+  }
+
+  @Get('notifications/unread_count')
+  async unreadCount(@CurrentPrincipal() principal: Principal) {
+    return { unread_count: await this.center.unreadCount(principal.account.id) };
+  }
+
+  @Patch('notifications/:id/read')
+  markRead(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.center.markRead(principal.account.id, id);
+  }
+
+  @Post('notifications/mark_all_read')
+  @HttpCode(200)
+  async markAllRead(@CurrentPrincipal() principal: Principal) {
+    await this.center.markAllRead(principal.account.id);
+    return { ok: true };
+  }
+
+  @Get('notification_categories')
+  async categories() {
+    return (await this.center.categories()).map((c) => ({
+      id: c.id,
+      key: c.key,
+      label: c.label,
+      default_channels: c.defaultChannels,
+      mandatory_for_admins: c.mandatoryForAdmins,
+      severity: c.severity,
+      feature_key: c.featureKey,
+      superadmin_only: c.superadminOnly,
+    }));
+  }
+
+  @Get('notification_absences')
+  async listAbsences(@CurrentPrincipal() principal: Principal) {
+    return (await this.absences.list(principal.account.id)).map(absenceView);
+  }
+
+  @Post('notification_absences')
+  async createAbsence(@CurrentPrincipal() principal: Principal, @Body() body: CreateAbsenceBody) {
+    const startsAt = new Date(body.starts_at);
+    const endsAt = new Date(body.ends_at);
+    if (!(endsAt > startsAt)) {
+      throw new NotificationsException(
+        NotificationsErrorCode.ValidationFailed,
+        'Validation failed: ends_at must be after starts_at',
+        {
+          details: {
+            fields: [{ field: 'ends_at', messages: ['ends_at must be after starts_at'] }],
+          },
+        },
+      );
+    }
+    const absence = await this.absences.create(
+      principal.account.id,
+      { startsAt, endsAt, note: body.note ?? null },
+      this.clock.now(),
+    );
+    return absenceView(absence);
+  }
+
+  @Delete('notification_absences/:id')
+  @HttpCode(204)
+  async deleteAbsence(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id') id: string,
+  ): Promise<void> {
+    if (!(await this.absences.delete(principal.account.id, id))) {
+      throw new NotificationsException(NotificationsErrorCode.NotFound, 'Absence not found');
+    }
+  }
+
+  @Post('admin/broadcasts')
+  @Authenticated({ scope: 'account', platformAdmin: true })
+  async publishBroadcast(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateBroadcastBody,
+  ) {
+    const broadcast = await this.broadcasts.create({
+      title: body.title.trim(),
+      body: body.body,
+      severity: body.severity,
+      banner: body.banner,
+      publishedAt: this.clock.now(),
+      createdBy: principal.account.id,
+    });
+    return broadcastView(broadcast);
+  }
+
+  @Get('broadcasts/active')
+  async activeBroadcasts(@CurrentPrincipal() principal: Principal) {
+    return (await this.broadcasts.active(principal.account.id, this.clock.now())).map(
+      broadcastView,
+    );
+  }
+
+  /** Idempotent per account; an unknown id answers 200 too. */
+  @Post('broadcasts/:id/dismiss')
+  @HttpCode(200)
+  async dismissBroadcast(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    if (/^[0-9a-f-]{36}$/i.test(id))
+      await this.broadcasts.dismiss(principal.account.id, id, this.clock.now());
+    return { ok: true };
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { MailTransport } from '@platform/mail';
+import { JobName, JobQueue, OnJob, QueueName } from '@platform/queue';
+import { digestDue } from '../delivery/decide.js';
+import type { PendingEmail } from '../entities.js';
+import { scheduleSettings } from '../notify/schedule-settings.js';
+import { DigestRepository } from './digest.repository.js';
+
+export const DIGEST_FLUSH_JOB_OPTIONS = {
+  attempts: 6,
+  backoff: { type: 'exponential', delay: 5000 },
+};
+
+/** One e-mail summarising the held ones; each listed with its subject and text. */
+export function composeDigest(
+  name: string,
+  pending: PendingEmail[],
+): { subject: string; text: string; html: string } {
+  const subject = `Your notification digest: ${pending.length} update${pending.length === 1 ? '' : 's'}`;
+  const escape = (value: string) => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const text = [`Hello ${name},`, '', `here is what happened since your last digest:`, '']
+    .concat(
+      pending.flatMap((p) => [
+        `* ${p.subject}`,
+        ...p.text.split('\n').map((line) => `  ${line}`),
+        '',
+      ]),
+    )
+    .join('\n');
+  const html = `<p>Hello ${escape(name)},</p><p>here is what happened since your last digest:</p><ul>${pending
+    .map(
+      (p) =>
+        `<li><strong>${escape(p.subject)}</strong><br>${escape(p.text).replace(/\n/g, '<br>')}</li>`,
+    )
+    .join('')}</ul>`;
+  return { subject, text, html };
+}
+
+/**
+ * Every DIGEST_FLUSH_INTERVAL_SECONDS a sweep enqueues one flush job per account whose digest
+ * (or end of quiet hours) is due, so one account's failing mail never holds up another's.
+ * A flush sends first and marks afterwards: a crash in between sends the batch again rather
+ * than losing it.
+ */
+@Injectable()
+export class DigestProcessor implements OnApplicationBootstrap {
+  private readonly logger = new Logger('digests');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clock: Clock,
+    private readonly digests: DigestRepository,
+    private readonly jobs: JobQueue,
+    private readonly transport: MailTransport,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.jobs
+      .queue(QueueName.Digests)
+      .upsertJobScheduler(
+        'digest-sweep',
+        { every: this.config.digestFlushIntervalSeconds * 1000 },
+        { name: JobName.DigestSweep, data: {} },
+      );
+  }
+
+  @OnJob(JobName.DigestSweep)
+  async sweep(): Promise<number> {
+    const now = this.clock.now();
+    const slot = Math.floor(now.getTime() / (this.config.digestFlushIntervalSeconds * 1000));
+    const due = (await this.digests.accountsWithPending()).filter(({ schedule }) =>
+      digestDue(scheduleSettings(schedule), schedule?.lastDigestAt ?? null, now),
+    );
+    await this.jobs.enqueueBulk(
+      JobName.DigestFlush,
+      due.map(({ accountId }) => ({
+        data: { accountId },
+        options: { ...DIGEST_FLUSH_JOB_OPTIONS, jobId: `digest-${accountId}-${slot}` },
+      })),
+    );
+    return due.length;
+  }
+
+  @OnJob(JobName.DigestFlush)
+  async flush(data: { accountId: string }): Promise<number> {
+    const [pending, recipient] = await Promise.all([
+      this.digests.pending(data.accountId),
+      this.digests.recipient(data.accountId),
+    ]);
+    if (pending.length === 0 || !recipient) return 0;
+    const digest = (recipient.emailMode ?? 'instant') !== 'instant';
+    if (digest) {
+      await this.transport.send({ to: recipient.login, ...composeDigest(recipient.name, pending) });
+      await this.digests.markSent(
+        data.accountId,
+        pending.map((p) => p.id),
+        this.clock.now(),
+        true,
+      );
+    } else {
+      // Mail held by quiet hours in instant mode goes out as it was written, one by one.
+      for (const mail of pending) {
+        await this.transport.send({
+          to: recipient.login,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html ?? undefined,
+        });
+        await this.digests.markSent(data.accountId, [mail.id], this.clock.now(), false);
+      }
+    }
+    this.logger.log(`flushed ${pending.length} held e-mail(s) for ${data.accountId}`);
+    return pending.length;
+  }
+}

@@ -1,0 +1,215 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '@platform/core';
+import { type EmailMessage, Mailer } from '@platform/mail';
+import {
+  NotificationCenterRepository,
+  type NotificationView,
+} from '../center/notification-center.repository.js';
+import { ScheduleRepository } from '../center/schedule.repository.js';
+import { type DeliveryDecision, decideDelivery } from '../delivery/decide.js';
+import type { NotificationCategory } from '../entities.js';
+import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
+import { PhoneDispatcher } from '../phone/phone-dispatcher.js';
+import { NotificationPush } from '../realtime/notification-push.js';
+import { RecipientsRepository } from './recipients.repository.js';
+import { scheduleSettings } from './schedule-settings.js';
+
+export interface NotifyRequest {
+  /** A seeded category key, e.g. `capability_update`. */
+  category: string;
+  eventType: string;
+  organizationId: string | null;
+  /** Account ids; duplicates are ignored. */
+  recipients: string[];
+  payload: Record<string, unknown>;
+  /** E-mail content; defaults to a summary of the category and event. */
+  email?: { subject: string; text: string; html?: string };
+  /** Text for SMS and phone calls; defaults to the e-mail subject. */
+  shortText?: string;
+}
+
+export interface NotifyOutcome {
+  accountId: string;
+  notificationId: string | null;
+  decision: DeliveryDecision;
+}
+
+/**
+ * The one way modules notify accounts: writes the in-app rows, pushes them to open sockets and
+ * routes e-mail, phone and SMS per recipient by the delivery rules (decideDelivery).
+ */
+@Injectable()
+export class NotifyService {
+  private readonly logger = new Logger('notifications');
+  private categories?: Map<string, NotificationCategory>;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly center: NotificationCenterRepository,
+    private readonly schedules: ScheduleRepository,
+    private readonly recipientsRepository: RecipientsRepository,
+    private readonly mailer: Mailer,
+    private readonly phone: PhoneDispatcher,
+    private readonly push: NotificationPush,
+  ) {}
+
+  async notify(request: NotifyRequest): Promise<NotifyOutcome[]> {
+    const category = await this.category(request.category);
+    const ids = [...new Set(request.recipients)];
+    if (ids.length === 0) return [];
+    const now = this.clock.now();
+    const [accounts, preferences, schedules, absences] = await Promise.all([
+      this.recipientsRepository.accounts(ids, request.organizationId),
+      this.recipientsRepository.preferences(ids, category.key),
+      this.schedules.findMany(ids),
+      this.recipientsRepository.activeAbsences(ids, now),
+    ]);
+    const scheduleOf = new Map(schedules.map((s) => [s.accountId, s]));
+
+    const decided = accounts.map((account) => ({
+      account,
+      decision: decideDelivery({
+        category: {
+          key: category.key,
+          defaultChannels: category.defaultChannels,
+          mandatoryForAdmins: category.mandatoryForAdmins,
+        },
+        recipient: {
+          isOrgAdmin: account.is_org_admin,
+          isPlatformAdmin: account.is_platform_admin,
+          phoneVerified: account.phone_verified,
+        },
+        preferences: preferences.get(account.id) ?? {},
+        schedule: scheduleSettings(scheduleOf.get(account.id)),
+        absences: absences.get(account.id) ?? [],
+        now,
+      }),
+    }));
+
+    const created = await this.center.insertMany(
+      decided
+        .filter((d) => d.decision.inApp)
+        .map((d) => ({
+          accountId: d.account.id,
+          organizationId: request.organizationId,
+          categoryKey: category.key,
+          eventType: request.eventType,
+          payload: request.payload,
+        })),
+      now,
+    );
+    const notificationOf = new Map(
+      created.map((n) => [(n as NotificationView & { account_id: string }).account_id, n]),
+    );
+    await this.pushCreated(notificationOf);
+
+    const email = request.email ?? this.defaultEmail(category, request);
+    const shortText = request.shortText ?? email.subject;
+    const held: Parameters<RecipientsRepository['holdEmails']>[0] = [];
+    const records: Parameters<RecipientsRepository['recordDeliveries']>[0] = [];
+    const phoneSends: Array<{ channel: 'phone' | 'sms'; to: string; index: number }> = [];
+    const instant: EmailMessage[] = [];
+
+    for (const { account, decision } of decided) {
+      const notificationId = notificationOf.get(account.id)?.id ?? null;
+      if (decision.email === 'instant') {
+        instant.push({
+          to: account.login,
+          subject: email.subject,
+          text: email.text,
+          html: email.html,
+        });
+        records.push({
+          notificationId,
+          accountId: account.id,
+          channel: 'email',
+          status: 'queued',
+          reason: null,
+        });
+      } else if (decision.email === 'hold' || decision.email === 'digest') {
+        held.push({
+          accountId: account.id,
+          notificationId,
+          categoryKey: category.key,
+          subject: email.subject,
+          text: email.text,
+          html: email.html ?? null,
+        });
+        records.push({
+          notificationId,
+          accountId: account.id,
+          channel: 'email',
+          status: 'held',
+          reason: decision.email === 'hold' ? 'quiet_hours' : 'digest',
+        });
+      }
+      for (const channel of ['phone', 'sms'] as const) {
+        if (decision[channel] !== 'send' || !account.phone_number) continue;
+        phoneSends.push({ channel, to: account.phone_number, index: records.length });
+        records.push({
+          notificationId,
+          accountId: account.id,
+          channel,
+          status: 'queued',
+          reason: null,
+        });
+      }
+    }
+    await this.mailer.sendMany(instant);
+    await this.recipientsRepository.holdEmails(held, now);
+    const deliveryIds = await this.recipientsRepository.recordDeliveries(records, now);
+    for (const send of phoneSends) {
+      if (send.channel === 'sms') await this.phone.sms(send.to, shortText, deliveryIds[send.index]);
+      else await this.phone.call(send.to, shortText, deliveryIds[send.index]);
+    }
+
+    return decided.map(({ account, decision }) => ({
+      accountId: account.id,
+      notificationId: notificationOf.get(account.id)?.id ?? null,
+      decision,
+    }));
+  }
+
+  private async pushCreated(created: Map<string, NotificationView>): Promise<void> {
+    if (created.size === 0) return;
+    const counts = await this.recipientsRepository.unreadCounts([...created.keys()]);
+    await Promise.all(
+      [...created].map(([accountId, notification]) => {
+        const { account_id: _ignored, ...view } = notification as NotificationView & {
+          account_id: string;
+        };
+        return this.push
+          .publish(accountId, {
+            event: 'created',
+            notification: view,
+            unread_count: counts.get(accountId) ?? 0,
+          })
+          .catch((error: Error) =>
+            this.logger.warn(`push to ${accountId} failed: ${error.message}`),
+          );
+      }),
+    );
+  }
+
+  private async category(key: string): Promise<NotificationCategory> {
+    this.categories ??= new Map((await this.center.categories()).map((c) => [c.key, c]));
+    const category = this.categories.get(key);
+    if (!category)
+      throw new NotificationsException(
+        NotificationsErrorCode.NotFound,
+        `Unknown notification category ${key}`,
+      );
+    return category;
+  }
+
+  private defaultEmail(
+    category: NotificationCategory,
+    request: NotifyRequest,
+  ): { subject: string; text: string; html?: string } {
+    const subject = `[${category.label}] ${request.eventType.replace(/_/g, ' ')}`;
+    const details = Object.entries(request.payload)
+      .filter(([, value]) => typeof value !== 'object' || value === null)
+      .map(([key, value]) => `${key}: ${String(value)}`);
+    return { subject, text: [subject, '', ...details].join('\n') };
+  }
+}

@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AbsenceWindow, Channel } from '../delivery/decide.js';
+
+export interface RecipientRow {
+  id: string;
+  login: string;
+  name: string;
+  is_platform_admin: boolean;
+  is_org_admin: boolean;
+  phone_number: string | null;
+  phone_verified: boolean;
+}
+
+/** Everything the delivery decision needs about a set of recipients, in a few set-based reads. */
+@Injectable()
+export class RecipientsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  accounts(accountIds: string[], organizationId: string | null): Promise<RecipientRow[]> {
+    return this.dataSource.query(
+      `SELECT a.id, a.login, a.name, a.is_platform_admin,
+              COALESCE(m.role = 'admin', false) AS is_org_admin,
+              a.phone_number, a.phone_verified_at IS NOT NULL AS phone_verified
+         FROM account a
+         LEFT JOIN membership m ON m.account_id = a.id AND m.organization_id = $2
+        WHERE a.id = ANY($1::uuid[])`,
+      [accountIds, organizationId],
+    );
+  }
+
+  async preferences(
+    accountIds: string[],
+    categoryKey: string,
+  ): Promise<Map<string, Partial<Record<Channel, boolean>>>> {
+    const rows: Array<{ account_id: string; channel: Channel; enabled: boolean }> =
+      await this.dataSource.query(
+        `SELECT account_id, channel, enabled FROM notification_preference
+        WHERE account_id = ANY($1::uuid[]) AND category_key = $2`,
+        [accountIds, categoryKey],
+      );
+    const byAccount = new Map<string, Partial<Record<Channel, boolean>>>();
+    for (const row of rows)
+      byAccount.set(row.account_id, {
+        ...byAccount.get(row.account_id),
+        [row.channel]: row.enabled,
+      });
+    return byAccount;
+  }
+
+  async activeAbsences(accountIds: string[], at: Date): Promise<Map<string, AbsenceWindow[]>> {
+    const rows: Array<{ account_id: string; starts_at: Date; ends_at: Date }> =
+      await this.dataSource.query(
+        `SELECT account_id, starts_at, ends_at FROM notification_absence
+        WHERE account_id = ANY($1::uuid[]) AND starts_at <= $2 AND ends_at > $2`,
+        [accountIds, at],
+      );
+    const byAccount = new Map<string, AbsenceWindow[]>();
+    for (const row of rows) {
+      byAccount.set(row.account_id, [
+        ...(byAccount.get(row.account_id) ?? []),
+        { startsAt: row.starts_at, endsAt: row.ends_at },
+      ]);
+    }
+    return byAccount;
+  }
+
+  async unreadCounts(accountIds: string[]): Promise<Map<string, number>> {
+    const rows: Array<{ account_id: string; n: number }> = await this.dataSource.query(
+      `SELECT account_id, count(*)::int AS n FROM notification
+        WHERE account_id = ANY($1::uuid[]) AND read_at IS NULL GROUP BY account_id`,
+      [accountIds],
+    );
+    return new Map(rows.map((r) => [r.account_id, r.n]));
+  }
+
+  async recordDeliveries(
+    rows: Array<{
+      notificationId: string | null;
+      accountId: string;
+      channel: 'email' | 'phone' | 'sms';
+      status: string;
+      reason: string | null;
+    }>,
+    now: Date,
+  ): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const inserted: Array<{ id: string }> = await this.dataSource.query(
+      `INSERT INTO notification_delivery (notification_id, account_id, channel, status, reason, created_at, updated_at)
+       SELECT n, a, c, s, r, $6, $6 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS t(n, a, c, s, r)
+       RETURNING id`,
+      [
+        rows.map((r) => r.notificationId),
+        rows.map((r) => r.accountId),
+        rows.map((r) => r.channel),
+        rows.map((r) => r.status),
+        rows.map((r) => r.reason),
+        now,
+      ],
+    );
+    return inserted.map((r) => r.id);
+  }
+
+  async holdEmails(
+    rows: Array<{
+      accountId: string;
+      notificationId: string | null;
+      categoryKey: string;
+      subject: string;
+      text: string;
+      html: string | null;
+    }>,
+    now: Date,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO pending_email (account_id, notification_id, category_key, subject, text, html, created_at)
+       SELECT a, n, c, s, t, h, $7 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(a, n, c, s, t, h)`,
+      [
+        rows.map((r) => r.accountId),
+        rows.map((r) => r.notificationId),
+        rows.map((r) => r.categoryKey),
+        rows.map((r) => r.subject),
+        rows.map((r) => r.text),
+        rows.map((r) => r.html),
+        now,
+      ],
+    );
+  }
+}

@@ -1,0 +1,141 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, type PhoneProviderConfig } from '@platform/core';
+
+/** The delivery reason recorded when PHONE_* is unset. */
+export const PHONE_PROVIDER_NOT_CONFIGURED = 'phone_provider_not_configured';
+
+/** PHONE_* is unset: nothing can be sent, and retrying will not change that. */
+export class PhoneProviderNotConfiguredError extends Error {
+  readonly reason = PHONE_PROVIDER_NOT_CONFIGURED;
+
+  constructor() {
+    super('No phone provider is configured (PHONE_API_URL, PHONE_ACCOUNT_SID, ... are unset)');
+    this.name = 'PhoneProviderNotConfiguredError';
+  }
+}
+
+/** The provider refused the request or could not be reached; worth retrying. */
+export class PhoneProviderError extends Error {
+  readonly reason = 'phone_provider_error';
+
+  constructor(
+    message: string,
+    /** The HTTP status the provider answered; null when it could not be reached. */
+    readonly status: number | null,
+    /** The provider's own error code (Twilio's `code`), when it sent one. */
+    readonly providerCode: number | string | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'PhoneProviderError';
+  }
+}
+
+/** What the provider answered for an accepted message or call. */
+export interface PhoneReceipt {
+  sid: string;
+  status: string;
+}
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+const XML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
+
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
+}
+
+/** TwiML that reads `text` aloud. */
+export function sayTwiml(text: string): string {
+  return `<Response><Say>${escapeXml(text)}</Say></Response>`;
+}
+
+/**
+ * A client of the Twilio REST API shape (any compatible service): SMS through Messages.json,
+ * voice calls through Calls.json with inline TwiML. PHONE_* unset: every send throws
+ * PhoneProviderNotConfiguredError.
+ */
+@Injectable()
+export class PhoneProvider {
+  private readonly settings: PhoneProviderConfig | null;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.settings = config.phone;
+  }
+
+  get configured(): boolean {
+    return this.settings !== null;
+  }
+
+  sendSms(to: string, body: string): Promise<PhoneReceipt> {
+    return this.post('Messages.json', { To: to, Body: body });
+  }
+
+  /** Calls `to` and reads `text` aloud. */
+  call(to: string, text: string): Promise<PhoneReceipt> {
+    return this.post('Calls.json', { To: to, Twiml: sayTwiml(text) });
+  }
+
+  private async post(resource: string, fields: Record<string, string>): Promise<PhoneReceipt> {
+    const settings = this.settings;
+    if (!settings) throw new PhoneProviderNotConfiguredError();
+    const base = settings.apiUrl.replace(/\/+$/, '');
+    const url = `${base}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/${resource}`;
+    const credentials = Buffer.from(`${settings.accountSid}:${settings.authToken}`).toString(
+      'base64',
+    );
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          Authorization: `Basic ${credentials}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Accept: 'application/json',
+        },
+        body: new URLSearchParams({ ...fields, From: settings.from }).toString(),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new PhoneProviderError(`phone provider unreachable: ${detail}`, null, null, {
+        cause: error,
+      });
+    }
+    const text = await response.text();
+    const json = parseJson(text);
+    if (!response.ok) {
+      const message =
+        typeof json?.message === 'string'
+          ? json.message
+          : text.slice(0, 200) || response.statusText;
+      const code =
+        typeof json?.code === 'number' || typeof json?.code === 'string' ? json.code : null;
+      throw new PhoneProviderError(
+        `phone provider answered ${response.status}: ${message}`,
+        response.status,
+        code,
+      );
+    }
+    return {
+      sid: typeof json?.sid === 'string' ? json.sid : '',
+      status: typeof json?.status === 'string' ? json.status : 'queued',
+    };
+  }
+}
+
+function parseJson(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

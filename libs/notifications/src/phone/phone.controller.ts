@@ -1,0 +1,32 @@
+import { Body, Controller, Delete, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import { SetPhoneBody, VerifyPhoneBody } from './phone.dto.js';
+import { PhoneVerificationService } from './phone-verification.service.js';
+
+/** The caller's own phone number, used for phone and SMS notifications once verified. */
+@ApiTags('accounts')
+@Controller('accounts/me/phone')
+@Authenticated({ scope: 'account' })
+export class AccountPhoneController {
+  constructor(private readonly verification: PhoneVerificationService) {}
+
+  /** Texts a 6-digit code to the number; the account's number changes once it is verified. */
+  @Put()
+  @HttpCode(202)
+  update(@CurrentPrincipal() principal: Principal, @Body() body: SetPhoneBody) {
+    return this.verification.request(principal.account.id, body.phone_number);
+  }
+
+  @Post('verify')
+  @HttpCode(200)
+  verify(@CurrentPrincipal() principal: Principal, @Body() body: VerifyPhoneBody) {
+    return this.verification.verify(principal.account.id, body.code);
+  }
+
+  @Delete()
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() principal: Principal): Promise<void> {
+    await this.verification.remove(principal.account.id);
+  }
+}

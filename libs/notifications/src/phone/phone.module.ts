@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AccountPhoneController } from './phone.controller.js';
+import { PhoneDispatcher } from './phone-dispatcher.js';
+import { PhoneVerificationRepository } from './phone-verification.repository.js';
+import { PhoneVerificationService } from './phone-verification.service.js';
+
+/**
+ * Phone numbers of accounts (set and verified by SMS code) and PhoneDispatcher, which queues
+ * SMS and calls for the worker (JobQueue comes from the global QueueModule).
+ */
+@Module({
+  controllers: [AccountPhoneController],
+  providers: [PhoneDispatcher, PhoneVerificationRepository, PhoneVerificationService],
+  exports: [PhoneDispatcher],
+})
+export class PhoneModule {}

@@ -1,0 +1,3 @@
+export * from './action-cable.js';
+export * from './notification-push.js';
+export * from './realtime.module.js';

@@ -1,0 +1,70 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { JobsOptions, Queue } from 'bullmq';
+import { JOB_CATALOG, type JobCatalog, type JobName, type JobPayloads } from './jobs.js';
+import { QueueName } from './queue-name.js';
+
+/** Puts jobs on the queue their catalog entry names; the only way code enqueues work. */
+@Injectable()
+export class JobQueue {
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(JOB_CATALOG) private readonly catalog: JobCatalog,
+  ) {}
+
+  queue(name: QueueName): Queue {
+    return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+  }
+
+  async enqueue<N extends JobName>(
+    name: N,
+    data: JobPayloads[N],
+    options?: JobsOptions,
+  ): Promise<string> {
+    const queueName = this.catalog[name];
+    if (!queueName) throw new Error(`Job ${name} is not declared in the job catalog`);
+    const job = await this.queue(queueName).add(String(name), data, options);
+    return job.id!;
+  }
+
+  /**
+   * Puts many jobs of one kind on their queue in one Redis round trip per chunk (BullMQ
+   * `addBulk`); returns the job ids in the order given.
+   */
+  async enqueueBulk<N extends JobName>(
+    name: N,
+    jobs: Array<{ data: JobPayloads[N]; options?: JobsOptions }>,
+    chunkSize = 1000,
+  ): Promise<string[]> {
+    const queueName = this.catalog[name];
+    if (!queueName) throw new Error(`Job ${name} is not declared in the job catalog`);
+    const queue = this.queue(queueName);
+    const ids: string[] = [];
+    for (let i = 0; i < jobs.length; i += chunkSize) {
+      const added = await queue.addBulk(
+        jobs
+          .slice(i, i + chunkSize)
+          .map((job) => ({ name: String(name), data: job.data, opts: job.options })),
+      );
+      ids.push(...added.map((job) => job.id!));
+    }
+    return ids;
+  }
+
+  async depths(): Promise<Record<QueueName, Record<string, number>>> {
+    const entries = await Promise.all(
+      Object.values(QueueName).map(async (name) => {
+        const counts = await this.queue(name).getJobCounts(
+          'waiting',
+          'active',
+          'delayed',
+          'failed',
+          'prioritized',
+        );
+        return [name, counts] as const;
+      }),
+    );
+    return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
+  }
+}

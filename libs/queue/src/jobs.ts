@@ -1,0 +1,39 @@
+import { QueueName } from './queue-name.js';
+
+/**
+ * Every job the platform runs. The values are stored in Redis with each job: never rename
+ * one, only add. Each job names its queue in JOB_QUEUES and its payload in JobPayloads; the
+ * worker refuses to start while any of them has no processor.
+ */
+export enum JobName {
+  SendEmail = 'email.send',
+  SendSms = 'sms.send',
+  PhoneCall = 'phone.call',
+  DigestSweep = 'notifications.digest-sweep',
+  DigestFlush = 'notifications.digest-flush',
+}
+
+export interface JobPayloads extends Record<JobName, unknown> {
+  [JobName.SendEmail]: { to: string; subject: string; text: string; html?: string };
+  /** An SMS to an E.164 number; `deliveryId` names the notification_delivery row to update. */
+  [JobName.SendSms]: { to: string; body: string; deliveryId?: string };
+  /** A voice call that reads `text` aloud; `deliveryId` as for SendSms. */
+  [JobName.PhoneCall]: { to: string; text: string; deliveryId?: string };
+  [JobName.DigestSweep]: Record<string, never>;
+  [JobName.DigestFlush]: { accountId: string };
+}
+
+export const JOB_QUEUES: Record<JobName, QueueName> = {
+  [JobName.SendEmail]: QueueName.Deliveries,
+  [JobName.SendSms]: QueueName.Deliveries,
+  [JobName.PhoneCall]: QueueName.Deliveries,
+  [JobName.DigestSweep]: QueueName.Digests,
+  [JobName.DigestFlush]: QueueName.Digests,
+};
+
+/** A job as a typed union: the name decides the payload. */
+export type JobItem = { [N in JobName]: { name: N; data: JobPayloads[N] } }[JobName];
+
+/** The declared jobs the worker must cover; a token so a test can declare its own. */
+export const JOB_CATALOG = Symbol('JOB_CATALOG');
+export type JobCatalog = Readonly<Record<string, QueueName>>;

@@ -1,0 +1,10 @@
+/**
+ * BullMQ queues. The values are queue names in Redis: never rename one, only add. Jobs are
+ * grouped by how they must be scheduled (escalation steps must not wait behind a digest run).
+ */
+export enum QueueName {
+  Escalations = 'escalations',
+  Deliveries = 'deliveries',
+  Digests = 'digests',
+  Maintenance = 'maintenance',
+}

@@ -1,0 +1,10 @@
+import 'reflect-metadata';
+
+export * from './fake-clock.js';
+export * from './fake-twilio.js';
+export * from './ports.js';
+export * from './smtp-sink.js';
+export * from './test-app.js';
+export * from './test-database.js';
+export * from './test-redis.js';
+export * from './arrivals.js';

@@ -1,0 +1,86 @@
+import { Arrivals } from './arrivals.js';
+import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string | null;
+  headers: Map<string, unknown>;
+}
+
+/** A real SMTP server on a free local port that keeps every message it accepts. */
+export class SmtpSink {
+  private readonly arrivals = new Arrivals<ReceivedMail>('e-mail');
+
+  /** Everything received, in arrival order. */
+  get messages(): ReceivedMail[] {
+    return this.arrivals.items;
+  }
+
+  /** Recipients the server refuses with a permanent 550, as a broken mailbox would. */
+  readonly refusedRecipients = new Set<string>();
+
+  private constructor(private readonly server: SMTPServer) {}
+
+  static async start(): Promise<SmtpSink> {
+    // eslint-disable-next-line prefer-const -- assigned once the server it closes over exists
+    let sink: SmtpSink | undefined;
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo(address, _session, callback) {
+        if (sink!.refusedRecipients.has(address.address.toLowerCase())) {
+          const error = new Error('mailbox unavailable') as Error & { responseCode: number };
+          error.responseCode = 550;
+          callback(error);
+          return;
+        }
+        callback();
+      },
+      onData(stream, session, callback) {
+        simpleParser(stream)
+          .then((parsed) => {
+            sink!.arrivals.push({
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((r) => r.address),
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+              html: typeof parsed.html === 'string' ? parsed.html : null,
+              headers: parsed.headers,
+            });
+            callback();
+          })
+          .catch((error: Error) => callback(error));
+      },
+    });
+    sink = new SmtpSink(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return sink;
+  }
+
+  get port(): number {
+    return (this.server as unknown as { server: { address(): AddressInfo } }).server.address().port;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  /** Resolves with the first e-mail (already received or arriving) that matches. */
+  waitFor(predicate?: (item: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail> {
+    return this.arrivals.waitFor(predicate, timeoutMs);
+  }
+
+  clear(): void {
+    this.arrivals.clear();
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,123 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DynamicModule, INestApplication, ModuleMetadata, Type } from '@nestjs/common';
+import { Test, type TestingModuleBuilder } from '@nestjs/testing';
+import { type AppConfig, Clock, configureHttpApp, JsonLogger, loadConfig } from '@platform/core';
+import supertest from 'supertest';
+import { FakeClock } from './fake-clock.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { deleteRedisPrefix, uniqueRedisPrefix } from './test-redis.js';
+
+export interface TestAppOptions {
+  /** Extra modules, e.g. test-only controllers. */
+  imports?: ModuleMetadata['imports'];
+  controllers?: Type[];
+  providers?: ModuleMetadata['providers'];
+  config?: Partial<AppConfig>;
+  clock?: FakeClock;
+  /** Further overrides before compiling. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** Listen on a real port of 127.0.0.1 (for WebSocket clients); `baseUrl` names it. */
+  listen?: boolean;
+  /**
+   * Run as another replica of `shareWith`: the same database, Redis prefix and clock. The
+   * database and keys stay with `shareWith`, which drops them: close this app first.
+   */
+  shareWith?: TestApp;
+}
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  clock: FakeClock;
+  database: TestDatabase;
+  /** `http://127.0.0.1:<port>` when started with `listen: true`. */
+  baseUrl?: string;
+  /** A fresh supertest request builder against the app. */
+  request(): ReturnType<typeof supertest>;
+  /** A supertest agent that keeps cookies between requests. */
+  agent(): ReturnType<typeof supertest.agent>;
+  get<T>(token: Type<T> | string | symbol): T;
+  close(): Promise<void>;
+}
+
+/** The configuration a test app runs with: defaults, plus its own database and Redis prefix. */
+export function testConfig(database: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    ...loadConfig({
+      NODE_ENV: 'test',
+      REDIS_URL: process.env.REDIS_URL,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    }),
+    databaseUrl: database.url,
+    redisPrefix: uniqueRedisPrefix(),
+    ...overrides,
+  };
+}
+
+/**
+ * Boots a real HTTP application on its own PostgreSQL database (cloned from the migrated
+ * template) and its own Redis key prefix, with a fake clock, exactly as production wires it.
+ */
+export async function createTestApp(
+  rootModule: (config: AppConfig) => DynamicModule,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  const shared = options.shareWith;
+  const database = shared ? shared.database : await createTestDatabase();
+  const config = testConfig(database, {
+    ...(shared ? { redisPrefix: shared.config.redisPrefix } : {}),
+    ...options.config,
+  });
+  const clock = options.clock ?? shared?.clock ?? new FakeClock();
+  const release = async () => {
+    if (shared) return;
+    await database.drop();
+    await deleteRedisPrefix(config.redisPrefix);
+  };
+  const logger = JsonLogger.create('api', config.logLevel);
+  try {
+    let builder = Test.createTestingModule({
+      imports: [rootModule(config), ...(options.imports ?? [])],
+      controllers: options.controllers ?? [],
+      providers: options.providers ?? [],
+    })
+      .overrideProvider(Clock)
+      .useValue(clock);
+    if (options.override) builder = options.override(builder);
+    const moduleRef = await builder.compile();
+    const app = moduleRef.createNestApplication({ bodyParser: false, logger });
+    configureHttpApp(app, config, logger);
+    let baseUrl: string | undefined;
+    try {
+      await app.init();
+      if (options.listen) {
+        await app.listen(0, '127.0.0.1');
+        const address = (app.getHttpServer() as Server).address() as AddressInfo;
+        baseUrl = `http://127.0.0.1:${address.port}`;
+      }
+    } catch (error) {
+      // A failed start still opened connections; close them so the test process can exit.
+      await app.close().catch(() => undefined);
+      throw error;
+    }
+    const server = app.getHttpServer() as Parameters<typeof supertest>[0];
+    return {
+      app,
+      config,
+      clock,
+      database,
+      baseUrl,
+      request: () => supertest(server),
+      agent: () => supertest.agent(server),
+      get: <T>(token: Type<T> | string | symbol) => app.get<T>(token, { strict: false }),
+      close: async () => {
+        await app.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}

@@ -1,0 +1,87 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { MIGRATIONS, migrate, quoteIdentifier } from '@platform/database';
+import pg from 'pg';
+
+/** Serializes template creation across jest workers; an arbitrary constant. */
+const TEMPLATE_LOCK = 7_262_026;
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+function serverUrl(): URL {
+  return new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/platform');
+}
+
+function urlFor(database: string): string {
+  const url = serverUrl();
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: urlFor('postgres') });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The template's name changes with the migration list, so a new migration means a new template. */
+function templateName(): string {
+  const digest = createHash('sha256')
+    .update(MIGRATIONS.map((m) => m.name).join(','))
+    .digest('hex')
+    .slice(0, 12);
+  return `platform_tpl_${digest}`;
+}
+
+/**
+ * Migrates a template database once per migration set (the first test file to arrive does it
+ * under an advisory lock), then every test file gets a clone: `CREATE DATABASE ... TEMPLATE`
+ * copies files instead of replaying migrations.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = templateName();
+  const name = `platform_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(async (admin) => {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    try {
+      const ready = await admin.query(
+        'SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate',
+        [template],
+      );
+      if (ready.rowCount === 0) {
+        const stale = await admin.query<{ datname: string }>(
+          "SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_tpl\\_%'",
+        );
+        for (const { datname } of stale.rows) {
+          await admin.query(`ALTER DATABASE ${quoteIdentifier(datname)} IS_TEMPLATE false`);
+          await admin.query(`DROP DATABASE ${quoteIdentifier(datname)} WITH (FORCE)`);
+        }
+        await admin.query(`CREATE DATABASE ${quoteIdentifier(template)}`);
+        await migrate(urlFor(template));
+        await admin.query(
+          `ALTER DATABASE ${quoteIdentifier(template)} IS_TEMPLATE true ALLOW_CONNECTIONS false`,
+        );
+      }
+      await admin.query(
+        `CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(template)}`,
+      );
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+    }
+  });
+  return {
+    name,
+    url: urlFor(name),
+    drop: () =>
+      withAdmin(async (admin) => {
+        await admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+      }),
+  };
+}

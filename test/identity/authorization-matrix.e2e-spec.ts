@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, RequestMethod } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import {
+  type AccessPolicy,
+  CATEGORIES,
+  type DeclaredRoute,
+  declaredRoutes,
+} from '@platform/identity';
+import type { SmtpSink } from '@platform/testing';
+import { randomUUID } from 'node:crypto';
+import {
+  createApiTestApp,
+  createMailingApiTestApp,
+  type MailingTestApp,
+} from '../support/api-app.js';
+import {
+  addMember,
+  bearer,
+  createAccount,
+  mintToken,
+  type TestAccount,
+} from '../support/identity.js';
+
+const METHODS: Record<number, 'get' | 'post' | 'put' | 'delete' | 'patch'> = {
+  [RequestMethod.GET]: 'get',
+  [RequestMethod.POST]: 'post',
+  [RequestMethod.PUT]: 'put',
+  [RequestMethod.DELETE]: 'delete',
+  [RequestMethod.PATCH]: 'patch',
+};
+
+/**
+ * Enumerates every route the API registers. Each non-public route must answer 401 without
+ * credentials, and each organization- or project-scoped route must answer 404 to valid
+ * credentials of another organization aimed at this organization's resources.
+ */
+describe('authorization matrix', () => {
+  let t: MailingTestApp;
+  let sink: SmtpSink;
+  let routes: DeclaredRoute[];
+  let owner: TestAccount;
+  let stranger: TestAccount;
+  let strangerToken: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await createMailingApiTestApp();
+    sink = t.sink;
+    routes = declaredRoutes(t.get(DiscoveryService), t.get(MetadataScanner), t.get(Reflector));
+
+    owner = await createAccount(t, sink, 'owner@example.com', 'Owner Org');
+    const member = await addMember(t, sink, owner, 'member@example.com', 'developer');
+    stranger = await createAccount(t, sink, 'stranger@example.com', 'Stranger Org');
+    strangerToken = await mintToken(
+      t,
+      stranger.jwt,
+      CATEGORIES.map((c) => `${c}:*`),
+    );
+
+    const project = await t
+      .request()
+      .post(`/organizations/${owner.organizationId}/projects`)
+      .set(bearer(owner.jwt))
+      .send({ name: 'owned' })
+      .expect(201);
+    await mintToken(t, member.jwt, ['projects:read']);
+    const tokens = await t.request().get('/tokens').set(bearer(owner.jwt)).expect(200);
+    const memberships = await t.request().get('/memberships').set(bearer(owner.jwt)).expect(200);
+    ids.org_id = owner.organizationId;
+    ids.project_id = project.body.data.id as string;
+    ids['/organizations/:org_id/projects/:id'] = ids.project_id;
+    ids['/memberships/:id'] = (
+      memberships.body.data as Array<{ id: string; account_id: string }>
+    ).find((m) => m.account_id === member.accountId)!.id;
+    ids['/tokens/:id'] = (tokens.body.data as Array<{ token_id: string }>)[0].token_id;
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** The route's path with the owner organization's real ids filled in. */
+  function concrete(path: string): string {
+    return path.replace(/:(\w+)/g, (_match, name: string) => {
+      if (name === 'id') return ids[path] ?? randomUUID();
+      return ids[name] ?? 'x';
+    });
+  }
+
+  function call(route: DeclaredRoute, path: string, query = '') {
+    const method = METHODS[route.method];
+    if (!method) throw new Error(`unexpected method ${route.method} on ${path}`);
+    return t.request()[method](`${path}${query}`).send({});
+  }
+
+  const scoped = (route: DeclaredRoute) => {
+    const policy = route.policy as AccessPolicy | undefined;
+    return policy && policy.scope !== 'account' ? policy : undefined;
+  };
+
+  it('finds the routes of every module, each with an access declaration', () => {
+    expect(routes.length).toBeGreaterThan(25);
+    for (const route of routes) {
+      expect({
+        route: `${route.controller}.${route.handler}`,
+        declared: route.isPublic || Boolean(route.policy),
+      }).toEqual({
+        route: `${route.controller}.${route.handler}`,
+        declared: true,
+      });
+    }
+    const paths = routes.flatMap((r) => r.paths);
+    for (const known of [
+      '/tokens',
+      '/memberships/:id',
+      '/projects/:project_id',
+      '/accounts/me',
+      '/login',
+    ]) {
+      expect(paths).toContain(known);
+    }
+  });
+
+  it('answers 401 without credentials on every non-public route', async () => {
+    const failures: string[] = [];
+    for (const route of routes.filter((r) => !r.isPublic)) {
+      for (const path of route.paths) {
+        const res = await call(route, concrete(path));
+        if (res.status !== 401 || res.body.code !== 'unauthorized')
+          failures.push(`${route.method} ${path}: ${res.status} ${res.body.code}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("answers 404 to another organization's session aimed at this organization's resources", async () => {
+    const failures: string[] = [];
+    for (const route of routes.filter(scoped)) {
+      for (const path of route.paths) {
+        const query =
+          path.includes(':org_id') || path.includes(':project_id')
+            ? ''
+            : `?organization_id=${owner.organizationId}`;
+        const res = await call(route, concrete(path), query).set(bearer(stranger.jwt));
+        if (res.status !== 404 || res.body.code !== 'not_found')
+          failures.push(`${route.method} ${path}: ${res.status} ${res.body.code}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("answers 404 (or 403 where only sessions may act) to another organization's static token", async () => {
+    const failures: string[] = [];
+    for (const route of routes.filter(scoped)) {
+      const policy = scoped(route)!;
+      for (const path of route.paths) {
+        const query =
+          path.includes(':org_id') || path.includes(':project_id')
+            ? ''
+            : `?organization_id=${owner.organizationId}`;
+        const res = await call(route, concrete(path), query).set(bearer(strangerToken));
+        const expected = policy.interactiveOnly
+          ? [403, 'interactive_session_required']
+          : [404, 'not_found'];
+        if (res.status !== expected[0] || res.body.code !== expected[1])
+          failures.push(`${route.method} ${path}: ${res.status} ${res.body.code}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('serves the same GET requests to the owner, so the 404s above are about tenancy', async () => {
+    const failures: string[] = [];
+    for (const route of routes.filter((r) => scoped(r) && r.method === RequestMethod.GET)) {
+      for (const path of route.paths) {
+        const res = await call(route, concrete(path)).set(bearer(owner.jwt));
+        if (res.status !== 200) failures.push(`GET ${path}: ${res.status} ${res.body.code}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('refuses to start an application with a route that declares no access', async () => {
+    @Controller('undeclared')
+    class UndeclaredController {
+      @Get()
+      open(): string {
+        return 'open';
+      }
+    }
+    await expect(createApiTestApp({ controllers: [UndeclaredController] })).rejects.toThrow(
+      'Routes without an access declaration (@Public or @Authenticated): UndeclaredController.open',
+    );
+  });
+});

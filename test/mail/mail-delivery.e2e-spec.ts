@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Mailer, MailModule } from '@platform/mail';
+import { JobQueue, QueueName } from '@platform/queue';
+import { closedLocalPort, SmtpSink, type TestApp } from '@platform/testing';
+import type { Job } from 'bullmq';
+import { createApiTestApp } from '../support/api-app.js';
+
+const email = {
+  to: 'ada@example.test',
+  subject: 'Verify your e-mail',
+  text: 'Your token: abc123',
+};
+
+/** Polls the job until `done` holds: BullMQ runs on real time, not on the fake clock. */
+async function jobWhen(app: TestApp, id: string, done: (job: Job) => boolean): Promise<Job> {
+  const queue = app.get(JobQueue).queue(QueueName.Deliveries);
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const job = await queue.getJob(id);
+    if (job && done(job)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${id} did not get there in time`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function mailApp(smtpUrl: string | null): Promise<TestApp> {
+  return createApiTestApp({
+    withWorker: true,
+    imports: [MailModule],
+    config: { smtpUrl, mailFrom: 'platform@example.test' },
+  });
+}
+
+describe('e-mail delivery through the worker', () => {
+  describe('with an SMTP server', () => {
+    let sink: SmtpSink;
+    let app: TestApp;
+
+    beforeAll(async () => {
+      sink = await SmtpSink.start();
+      app = await mailApp(sink.url);
+    });
+
+    afterAll(async () => {
+      await app?.close();
+      await sink?.close();
+    });
+
+    it('delivers a queued e-mail from MAIL_FROM', async () => {
+      const html = '<p>Your token: <b>abc123</b></p>';
+      const id = await app.get(Mailer).send({ ...email, html });
+
+      const mail = await sink.waitFor();
+      expect(sink.messages).toHaveLength(1);
+      expect(mail).toMatchObject({
+        from: 'platform@example.test',
+        to: ['ada@example.test'],
+        subject: email.subject,
+      });
+      // The text part arrives with a trailing line break.
+      expect(mail.text.trimEnd()).toBe(email.text);
+      expect(mail.html?.trimEnd()).toBe(html);
+      const job = await jobWhen(app, id, (j) => j.finishedOn !== undefined);
+      expect(job.returnvalue).toMatchObject({ via: 'smtp' });
+    });
+  });
+
+  describe('without SMTP_URL', () => {
+    let app: TestApp;
+
+    beforeAll(async () => {
+      app = await mailApp(null);
+    });
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('counts the e-mail as delivered once it is written to the log', async () => {
+      const id = await app.get(Mailer).send(email);
+      const job = await jobWhen(app, id, (j) => j.finishedOn !== undefined);
+      expect(job.failedReason).toBeUndefined();
+      expect(job.returnvalue).toEqual({ via: 'log' });
+    });
+  });
+
+  describe('when the SMTP server is unreachable', () => {
+    let app: TestApp;
+
+    beforeAll(async () => {
+      app = await mailApp(`smtp://127.0.0.1:${await closedLocalPort()}`);
+    });
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('keeps the job and retries it with backoff', async () => {
+      const id = await app.get(Mailer).send(email);
+      const job = await jobWhen(app, id, (j) => j.attemptsMade >= 1);
+      expect(job.failedReason).toMatch(/ECONNREFUSED/);
+      expect(job.opts).toMatchObject({ attempts: 8, backoff: { type: 'exponential' } });
+      expect(await job.getState()).toBe('delayed');
+    });
+  });
+});

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { NotifyService } from '@platform/notifications';
+import { FakeTwilio } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { CableSocket, cableUrl, isPush, isType } from '../realtime/cable-socket.js';
+import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+
+/** notify(): the one path every module uses, observed from the outside world. */
+describe('notify()', () => {
+  let t: MailingTestApp;
+  let twilio: FakeTwilio;
+  let admin: TestAccount;
+  let viewer: TestAccount;
+  let notify: NotifyService;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    twilio = await FakeTwilio.start();
+    t = await createMailingApiTestApp({
+      listen: true,
+      config: { phone: twilio.config('+15550000000') },
+    });
+    admin = await createAccount(t, t.sink, 'admin@notify.example');
+    viewer = await addMember(t, t.sink, admin, 'viewer@notify.example', 'viewer');
+    notify = t.get(NotifyService);
+    db = t.get(DataSource);
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await twilio.close();
+  });
+
+  const rowsOf = async (account: TestAccount, category: string) =>
+    (await db.query(
+      'SELECT id, event_type FROM notification WHERE account_id = $1 AND category_key = $2',
+      [account.accountId, category],
+    )) as Array<{ id: string; event_type: string }>;
+
+  const prefer = (
+    account: TestAccount,
+    preferences: Array<{ category_key: string; channel: string; enabled: boolean }>,
+  ) =>
+    t
+      .request()
+      .patch('/notification_preferences')
+      .set(bearer(account.jwt))
+      .send({ preferences })
+      .expect(200);
+
+  it('writes the in-app row, pushes it with the unread count, and e-mails at once', async () => {
+    const socket = await CableSocket.open(cableUrl(t.baseUrl, { token: admin.jwt }));
+    try {
+      await socket.waitFor(isType('welcome'));
+      socket.subscribe();
+      await socket.waitFor(isType('confirm_subscription'));
+      const [outcome] = await notify.notify({
+        category: 'billing',
+        eventType: 'invoice_issued',
+        organizationId: admin.organizationId,
+        recipients: [admin.accountId],
+        payload: { invoice: 'INV-1' },
+        email: { subject: 'Your invoice INV-1', text: 'Invoice INV-1 is ready.' },
+      });
+      expect(outcome.decision).toMatchObject({ inApp: true, email: 'instant' });
+      const frame = await socket.waitFor(isPush('created'));
+      const message = frame.message as {
+        notification: Record<string, unknown>;
+        unread_count: number;
+      };
+      expect(message.notification).toMatchObject({
+        id: outcome.notificationId,
+        category: 'billing',
+        event_type: 'invoice_issued',
+        payload: { invoice: 'INV-1' },
+      });
+      expect(message.unread_count).toBe(1);
+      const mail = await t.sink.waitFor(
+        (m) => m.to.includes(admin.login) && m.subject === 'Your invoice INV-1',
+      );
+      expect(mail.text).toContain('Invoice INV-1 is ready.');
+
+      await t
+        .request()
+        .patch(`/notifications/${outcome.notificationId}/read`)
+        .set(bearer(admin.jwt))
+        .expect(200);
+      const read = await socket.waitFor(isPush('read'));
+      expect(read.message).toMatchObject({
+        event: 'read',
+        unread_count: 0,
+        notification: { id: outcome.notificationId },
+      });
+      await t.request().post('/notifications/mark_all_read').set(bearer(admin.jwt)).expect(200);
+      expect((await socket.waitFor(isPush('all_read'))).message).toEqual({
+        event: 'all_read',
+        unread_count: 0,
+      });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('forces mandatory in-app for org admins whatever they saved, but not for other members', async () => {
+    await prefer(admin, [{ category_key: 'capability_update', channel: 'in_app', enabled: false }]);
+    await prefer(viewer, [
+      { category_key: 'capability_update', channel: 'in_app', enabled: false },
+    ]);
+    await notify.notify({
+      category: 'capability_update',
+      eventType: 'limit_narrowed',
+      organizationId: admin.organizationId,
+      recipients: [admin.accountId, viewer.accountId],
+      payload: {},
+    });
+    expect(await rowsOf(admin, 'capability_update')).toHaveLength(1);
+    expect(await rowsOf(viewer, 'capability_update')).toHaveLength(0);
+  });
+
+  it('sends no e-mail where it is disabled, and holds e-mail for a digest', async () => {
+    await prefer(viewer, [{ category_key: 'billing', channel: 'email', enabled: false }]);
+    t.sink.clear();
+    await notify.notify({
+      category: 'billing',
+      eventType: 'quiet',
+      organizationId: admin.organizationId,
+      recipients: [viewer.accountId],
+      payload: {},
+    });
+    await prefer(viewer, [{ category_key: 'billing', channel: 'email', enabled: true }]);
+    await t
+      .request()
+      .patch('/notification_schedule')
+      .set(bearer(viewer.jwt))
+      .send({ email_mode: 'daily_digest' })
+      .expect(200);
+    await notify.notify({
+      category: 'billing',
+      eventType: 'digested',
+      organizationId: admin.organizationId,
+      recipients: [viewer.accountId],
+      payload: {},
+      email: { subject: 'For the digest', text: 'later' },
+    });
+    const pending = (await db.query(
+      'SELECT subject FROM pending_email WHERE account_id = $1 AND sent_at IS NULL',
+      [viewer.accountId],
+    )) as Array<{ subject: string }>;
+    expect(pending).toEqual([{ subject: 'For the digest' }]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      t.sink.messages.filter(
+        (m) =>
+          m.to.includes(viewer.login) && ['[Billing] quiet', 'For the digest'].includes(m.subject),
+      ),
+    ).toHaveLength(0);
+    await t
+      .request()
+      .patch('/notification_schedule')
+      .set(bearer(viewer.jwt))
+      .send({ email_mode: 'instant' })
+      .expect(200);
+  });
+
+  it('skips e-mail and SMS of an absent account except for mandatory-instant categories', async () => {
+    await db.query(
+      "UPDATE account SET phone_number = '+4915112345678', phone_verified_at = now() WHERE id = $1",
+      [admin.accountId],
+    );
+    await prefer(admin, [
+      { category_key: 'billing', channel: 'sms', enabled: true },
+      { category_key: 'security', channel: 'sms', enabled: true },
+    ]);
+    const now = t.clock.now();
+    await db.query(
+      'INSERT INTO notification_absence (account_id, starts_at, ends_at, created_at) VALUES ($1, $2, $3, $2)',
+      [admin.accountId, new Date(now.getTime() - 60_000), new Date(now.getTime() + 3_600_000)],
+    );
+    t.sink.clear();
+    twilio.clear();
+    const [billing] = await notify.notify({
+      category: 'billing',
+      eventType: 'while_away',
+      organizationId: admin.organizationId,
+      recipients: [admin.accountId],
+      payload: {},
+      email: { subject: 'Billing while away', text: '-' },
+    });
+    expect(billing.decision).toMatchObject({ inApp: true, email: 'skip', sms: 'skip' });
+    await notify.notify({
+      category: 'security',
+      eventType: 'new_login',
+      organizationId: admin.organizationId,
+      recipients: [admin.accountId],
+      payload: {},
+      email: { subject: 'New login', text: 'Someone logged in' },
+      shortText: 'New login to your account',
+    });
+    await t.sink.waitFor((m) => m.to.includes(admin.login) && m.subject === 'New login');
+    const sms = await twilio.waitFor((r) => r.kind === 'sms');
+    expect(sms).toMatchObject({
+      kind: 'sms',
+      to: '+4915112345678',
+      body: 'New login to your account',
+    });
+    expect(t.sink.messages.some((m) => m.subject === 'Billing while away')).toBe(false);
+    expect(twilio.requests).toHaveLength(1);
+    const deliveries = (await db.query(
+      "SELECT channel, status FROM notification_delivery d JOIN notification n ON n.id = d.notification_id WHERE n.event_type = 'new_login' ORDER BY channel",
+    )) as Array<{ channel: string; status: string }>;
+    expect(deliveries.map((d) => d.channel)).toEqual(['email', 'sms']);
+  });
+
+  it('e-mails every recipient of one notification', async () => {
+    await notify.notify({
+      category: 'platform_incident',
+      eventType: 'outage',
+      organizationId: admin.organizationId,
+      recipients: [admin.accountId, viewer.accountId, admin.accountId],
+      payload: {},
+      email: { subject: 'Outage in region 1', text: 'We are on it.' },
+    });
+    for (const login of [admin.login, viewer.login]) {
+      await t.sink.waitFor((m) => m.to.includes(login) && m.subject === 'Outage in region 1');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(t.sink.messages.filter((m) => m.subject === 'Outage in region 1')).toHaveLength(2);
+  });
+
+  it('refuses an unknown category', async () => {
+    await expect(
+      notify.notify({
+        category: 'gossip',
+        eventType: 'x',
+        organizationId: null,
+        recipients: [admin.accountId],
+        payload: {},
+      }),
+    ).rejects.toThrow('Unknown notification category');
+  });
+});

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { NotificationPush } from '@platform/notifications';
+import type * as ActionCableModule from '@rails/actioncable';
+import { WebSocket } from 'ws';
+import type { TestApp } from '@platform/testing';
+import { createApiTestApp } from '../support/api-app.js';
+import { cableUrl, verifiedAccount } from './cable-socket.js';
+
+type ActionCable = typeof ActionCableModule;
+
+/** What one subscription's callbacks saw, with a way to wait for the next event. */
+class Recorder {
+  readonly events: Array<{ kind: string; data?: unknown }> = [];
+  private wake: (() => void) | null = null;
+
+  readonly mixin: ActionCableModule.Mixin = {
+    connected: () => this.record('connected'),
+    disconnected: (details) => this.record('disconnected', details),
+    rejected: () => this.record('rejected'),
+    received: (data) => this.record('received', data),
+  };
+
+  async waitFor(kind: string, timeoutMs = 5000): Promise<{ kind: string; data?: unknown }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find((event) => event.kind === kind);
+      if (found) return found;
+      if (Date.now() >= deadline) throw new Error(`no ${kind}; saw ${JSON.stringify(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private record(kind: string, data?: unknown): void {
+    this.events.push({ kind, data });
+    this.wake?.();
+  }
+}
+
+describe('the stock @rails/actioncable client', () => {
+  let t: TestApp;
+  let ada: Awaited<ReturnType<typeof verifiedAccount>>;
+  let ActionCable: ActionCable;
+  const consumers: ActionCableModule.Consumer[] = [];
+
+  beforeAll(async () => {
+    // The client is written for browsers: it takes the global WebSocket when it loads, and
+    // its connection monitor listens for visibilitychange on the window.
+    const globals = globalThis as Record<string, unknown>;
+    globals.WebSocket ??= WebSocket;
+    globals.addEventListener ??= () => undefined;
+    globals.removeEventListener ??= () => undefined;
+    const loaded = (await import('@rails/actioncable')) as ActionCable & { default?: ActionCable };
+    ActionCable = typeof loaded.createConsumer === 'function' ? loaded : loaded.default!;
+
+    t = await createApiTestApp({ listen: true });
+    ada = await verifiedAccount(t, 'ada@example.com');
+  });
+
+  afterAll(async () => {
+    for (const consumer of consumers) consumer.disconnect();
+    await t?.close();
+  });
+
+  const consumer = (token: string) => {
+    const created = ActionCable.createConsumer(cableUrl(t.baseUrl, { token }));
+    consumers.push(created);
+    return created;
+  };
+
+  it('subscribes to NotificationsChannel with a JWT and receives pushes', async () => {
+    const cable = consumer(ada.jwt);
+    const recorder = new Recorder();
+    cable.subscriptions.create({ channel: 'NotificationsChannel' }, recorder.mixin);
+    await recorder.waitFor('connected');
+    expect(cable.connection.getProtocol()).toBe('actioncable-v1-json');
+
+    const push = {
+      event: 'created' as const,
+      notification: { id: 'b7d1', category: 'alerts', title: 'CPU above 90 %', read: false },
+      unread_count: 4,
+    };
+    await t.get(NotificationPush).publish(ada.accountId, push);
+    expect((await recorder.waitFor('received')).data).toEqual(push);
+    expect(recorder.events.map((event) => event.kind)).toEqual(['connected', 'received']);
+  });
+
+  it('is rejected for another channel', async () => {
+    const cable = consumer(ada.jwt);
+    const recorder = new Recorder();
+    cable.subscriptions.create({ channel: 'ChatChannel' }, recorder.mixin);
+    await recorder.waitFor('rejected');
+    expect(recorder.events.map((event) => event.kind)).toEqual(['rejected']);
+  });
+
+  it('is disconnected for good with a bad token', async () => {
+    const cable = consumer('definitely-not-a-session');
+    const recorder = new Recorder();
+    cable.subscriptions.create({ channel: 'NotificationsChannel' }, recorder.mixin);
+    const disconnected = await recorder.waitFor('disconnected');
+    expect(disconnected.data).toEqual({ willAttemptReconnect: false });
+    expect(recorder.events.some((event) => event.kind === 'connected')).toBe(false);
+    expect(cable.connection.isOpen()).toBe(false);
+  });
+});
