@@ -5,6 +5,7 @@ import {
   CoreModule,
   HttpContractModule,
 } from '@platform/core';
+import { CapabilitiesModule } from '@platform/capabilities';
 import { DatabaseModule } from '@platform/database';
 import { IdentityModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
@@ -26,6 +27,7 @@ export class ApiModule {
         QueueModule,
         IdentityModule,
         NotificationsModule,
+        CapabilitiesModule,
       ],
     };
   }

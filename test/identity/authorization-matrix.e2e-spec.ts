@@ -74,6 +74,14 @@ describe('authorization matrix', () => {
       memberships.body.data as Array<{ id: string; account_id: string }>
     ).find((m) => m.account_id === member.accountId)!.id;
     ids['/tokens/:id'] = (tokens.body.data as Array<{ token_id: string }>)[0].token_id;
+    ids.feature_key = 'apps';
+    const featureRequest = await t
+      .request()
+      .post(`/projects/${ids.project_id}/feature_requests`)
+      .set(bearer(member.jwt))
+      .send({ feature_key: 'alerts' })
+      .expect(201);
+    ids['/projects/:project_id/feature_requests/:id'] = featureRequest.body.data.id as string;
   });
 
   afterAll(async () => {
@@ -143,7 +151,9 @@ describe('authorization matrix', () => {
             ? ''
             : `?organization_id=${owner.organizationId}`;
         const res = await call(route, concrete(path), query).set(bearer(stranger.jwt));
-        if (res.status !== 404 || res.body.code !== 'not_found')
+        // Platform-admin routes refuse everyone else before looking at the tenant.
+        const expected = scoped(route)!.platformAdmin ? [403, 'forbidden'] : [404, 'not_found'];
+        if (res.status !== expected[0] || res.body.code !== expected[1])
           failures.push(`${route.method} ${path}: ${res.status} ${res.body.code}`);
       }
     }
@@ -162,7 +172,9 @@ describe('authorization matrix', () => {
         const res = await call(route, concrete(path), query).set(bearer(strangerToken));
         const expected = policy.interactiveOnly
           ? [403, 'interactive_session_required']
-          : [404, 'not_found'];
+          : policy.platformAdmin
+            ? [403, 'forbidden']
+            : [404, 'not_found'];
         if (res.status !== expected[0] || res.body.code !== expected[1])
           failures.push(`${route.method} ${path}: ${res.status} ${res.body.code}`);
       }

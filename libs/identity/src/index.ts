@@ -15,3 +15,4 @@ export * from './organizations/projects.repository.js';
 export * from './tokens/tokens.repository.js';
 export * from './tokens/tokens.service.js';
 export * from './accounts/platform-admin.bootstrap.js';
+export { projectView } from './organizations/organizations.service.js';

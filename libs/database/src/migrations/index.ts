@@ -1,6 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { Identity1764000000000 } from './1764000000000-identity.js';
 import { Notifications1764000000001 } from './1764000000001-notifications.js';
+import { Capabilities1764000000002 } from './1764000000002-capabilities.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -8,4 +9,8 @@ export type MigrationClass = new () => MigrationInterface;
  * Every schema migration, in order. Migrations are the only way the schema changes (the
  * DataSource never synchronizes); add new ones at the end, never edit a released one.
  */
-export const MIGRATIONS: MigrationClass[] = [Identity1764000000000, Notifications1764000000001];
+export const MIGRATIONS: MigrationClass[] = [
+  Identity1764000000000,
+  Notifications1764000000001,
+  Capabilities1764000000002,
+];

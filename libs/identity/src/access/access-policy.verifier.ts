@@ -11,6 +11,8 @@ export interface DeclaredRoute {
   paths: string[];
   isPublic: boolean;
   policy: unknown;
+  /** The handler and its controller, for reading further route metadata. */
+  targets: [() => unknown, new (...args: never[]) => unknown];
 }
 
 /** Every route handler of the application with its access declaration. */
@@ -45,6 +47,7 @@ export function declaredRoutes(
           reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [handler, controller]),
         ),
         policy: reflector.getAllAndOverride<unknown>(ACCESS_POLICY, [handler, controller]),
+        targets: [handler, controller],
       });
     }
   }

@@ -44,12 +44,6 @@ export class OrganizationsController {
     return this.organizations.project(organizationOf(principal), id);
   }
 
-  @Get('projects/:project_id')
-  @Authenticated({ scope: 'project', permission: 'projects:read' })
-  showProjectById(@CurrentPrincipal() principal: Principal) {
-    return this.organizations.project(organizationOf(principal), principal.projectId!);
-  }
-
   @Get('memberships')
   @Authenticated({ scope: 'organization', permission: 'members:read' })
   async listMemberships(@CurrentPrincipal() principal: Principal) {
