@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HealthRegistry } from '@platform/core';
 import type { TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
 import { ContractProbeController, LEAKY_MESSAGE } from './contract-probe.controller.js';
@@ -64,6 +65,7 @@ describe('HTTP contract', () => {
         retryable: false,
       });
       expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expect(res.headers['api-version']).toBe('1');
     });
 
     it('answers malformed JSON with 400 bad_request', async () => {
@@ -73,7 +75,13 @@ describe('HTTP contract', () => {
         .set('Content-Type', 'application/json')
         .send('{"name": "x",')
         .expect(400);
-      expect(res.body).toMatchObject({ code: 'bad_request', retryable: false });
+      expect(Object.keys(res.body).sort()).toEqual(ERROR_KEYS);
+      expect(res.body).toMatchObject({
+        code: 'bad_request',
+        source_service: 'api',
+        source_operation: 'POST /contract-probe/validate',
+        retryable: false,
+      });
       expect(res.body.request_id).toBe(res.headers['x-request-id']);
       expect(res.headers['api-version']).toBe('1');
     });
@@ -87,9 +95,12 @@ describe('HTTP contract', () => {
       expect(Object.keys(res.body).sort()).toEqual([...ERROR_KEYS, 'details'].sort());
       expect(res.body).toMatchObject({
         code: 'validation_failed',
+        source_service: 'api',
         source_operation: 'contractProbe.validate',
         retryable: false,
       });
+      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expect(res.headers['api-version']).toBe('1');
       expect(res.body.message).toContain('name');
       expect(res.body.message).toContain('email');
       expect(res.body.message).toContain('size');
@@ -114,12 +125,15 @@ describe('HTTP contract', () => {
 
     it('answers a thrown error with 500 internal_error and no internals', async () => {
       const res = await t.request().get('/contract-probe/fail').expect(500);
+      expect(Object.keys(res.body).sort()).toEqual(ERROR_KEYS);
       expect(res.body).toMatchObject({
         code: 'internal_error',
         message: 'An unexpected error occurred',
+        source_service: 'api',
         source_operation: 'contractProbe.fail',
         retryable: true,
       });
+      expect(res.headers['api-version']).toBe('1');
       expect(res.text).not.toContain('hunter2');
       expect(res.text).not.toContain(LEAKY_MESSAGE);
       expect(res.text).not.toMatch(/\bat .+\.ts:\d+/);
@@ -171,7 +185,12 @@ describe('HTTP contract', () => {
         .get('/contract-probe/object')
         .set('API-Version', value)
         .expect(400);
-      expect(res.body).toMatchObject({ code: 'unsupported_api_version', retryable: false });
+      expect(Object.keys(res.body).sort()).toEqual(ERROR_KEYS);
+      expect(res.body).toMatchObject({
+        code: 'unsupported_api_version',
+        source_service: 'api',
+        retryable: false,
+      });
       expect(res.body.message).toContain('supported versions: 1');
     });
   });
@@ -218,6 +237,32 @@ describe('HTTP contract', () => {
         status: 'ok',
         checks: { database: { status: 'up' }, redis: { status: 'up' } },
       });
+    });
+
+    it('answers /health/ready with 503 naming the failing check', async () => {
+      let down = true;
+      t.get(HealthRegistry).register('probe-dependency', async () => {
+        if (down) throw new Error('connection refused');
+      });
+      try {
+        const res = await t.request().get('/health/ready').expect(503);
+        expect(res.body).toMatchObject({
+          code: 'service_unavailable',
+          source_service: 'api',
+          retryable: true,
+          details: {
+            checks: {
+              database: { status: 'up' },
+              redis: { status: 'up' },
+              'probe-dependency': { status: 'down', error: 'connection refused' },
+            },
+          },
+        });
+        expect(res.body.message).toContain('probe-dependency');
+      } finally {
+        down = false;
+      }
+      await t.request().get('/health/ready').expect(200);
     });
 
     it('serves the OpenAPI document generated from the controllers', async () => {

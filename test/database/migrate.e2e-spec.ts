@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
+  dataSourceOptions,
   ensureDatabase,
   migrate,
+  MIGRATIONS,
   MIGRATIONS_TABLE,
   withMaintenanceConnection,
 } from '@platform/database';
+import { createTestDatabase } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
@@ -119,5 +122,48 @@ describe('migrate', () => {
     created.push(name);
     expect(await ensureDatabase(databaseUrl(name))).toBe(true);
     expect(await ensureDatabase(databaseUrl(name))).toBe(false);
+  });
+
+  it('never synchronizes: the schema comes from the migrations only', () => {
+    const options = dataSourceOptions(databaseUrl('platform'));
+    expect(options.synchronize).toBe(false);
+    expect(options.migrationsRun).toBe(false);
+    expect(options.migrations).toEqual(MIGRATIONS);
+  });
+
+  it('gives the real schema UUID keys, timestamptz times and snake_case names', async () => {
+    const database = await createTestDatabase();
+    try {
+      const columns = await query<{ table_name: string; column_name: string; data_type: string }>(
+        database.url,
+        `SELECT table_name, column_name, data_type FROM information_schema.columns
+          WHERE table_schema = 'public' AND table_name <> '${MIGRATIONS_TABLE}'
+          ORDER BY table_name, ordinal_position`,
+      );
+      expect(columns.length).toBeGreaterThan(0);
+      const label = (c: { table_name: string; column_name: string; data_type: string }) =>
+        `${c.table_name}.${c.column_name} (${c.data_type})`;
+
+      const badNames = columns.filter(
+        (c) => !/^[a-z][a-z0-9_]*$/.test(c.table_name) || !/^[a-z][a-z0-9_]*$/.test(c.column_name),
+      );
+      expect(badNames.map(label)).toEqual([]);
+
+      const ids = columns.filter((c) => c.column_name === 'id');
+      expect(ids.length).toBeGreaterThan(0);
+      expect(ids.filter((c) => c.data_type !== 'uuid').map(label)).toEqual([]);
+
+      const badTimes = columns.filter(
+        (c) => c.data_type.startsWith('timestamp') && c.data_type !== 'timestamp with time zone',
+      );
+      expect(badTimes.map(label)).toEqual([]);
+      const times = columns.filter((c) => /_at$/.test(c.column_name));
+      expect(times.length).toBeGreaterThan(0);
+      expect(times.filter((c) => c.data_type !== 'timestamp with time zone').map(label)).toEqual(
+        [],
+      );
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -195,6 +195,64 @@ describe('login and sessions', () => {
       expect(res.body.data.name).toBe('via cookie c');
     });
 
+    it('refuses a CSRF header without the CSRF cookie', async () => {
+      const res = await t
+        .request()
+        .post(projectsPath())
+        .set('Cookie', `_hq_session=${session}`)
+        .set('X-CSRF-Token', csrf)
+        .send(project('f'))
+        .expect(403);
+      expect(res.body.code).toBe('invalid_csrf_token');
+    });
+
+    it('guards PATCH and DELETE by cookie the same way', async () => {
+      const cookie = `_hq_session=${session}; _hq_csrf=${csrf}`;
+      const minted = await t
+        .request()
+        .post('/tokens')
+        .set(bearer(ada.jwt))
+        .send({ token: { name: 'csrf target', scopes: ['projects:read'] } })
+        .expect(201);
+      const tokenId = minted.body.data.token_id as string;
+      const members = await t.request().get('/memberships').set(bearer(ada.jwt)).expect(200);
+      const own = (members.body.data as Array<{ id: string; account_id: string }>).find(
+        (m) => m.account_id === ada.accountId,
+      )!;
+
+      const patch = await t
+        .request()
+        .patch(`/memberships/${own.id}`)
+        .set('Cookie', cookie)
+        .send({ role: 'admin' })
+        .expect(403);
+      expect(patch.body.code).toBe('invalid_csrf_token');
+      const remove = await t
+        .request()
+        .delete(`/tokens/${tokenId}`)
+        .set('Cookie', cookie)
+        .expect(403);
+      expect(remove.body.code).toBe('invalid_csrf_token');
+      const still = await t.request().get('/tokens').set(bearer(ada.jwt)).expect(200);
+      expect((still.body.data as Array<{ token_id: string }>).map((tk) => tk.token_id)).toContain(
+        tokenId,
+      );
+
+      await t
+        .request()
+        .delete(`/tokens/${tokenId}`)
+        .set('Cookie', cookie)
+        .set('X-CSRF-Token', csrf)
+        .expect(204);
+      await t
+        .request()
+        .patch(`/memberships/${own.id}`)
+        .set('Cookie', cookie)
+        .set('X-CSRF-Token', csrf)
+        .send({ role: 'admin' })
+        .expect(200);
+    });
+
     it('never asks bearer requests for a CSRF token', async () => {
       await t.request().post(projectsPath()).set(bearer(ada.jwt)).send(project('d')).expect(201);
     });

@@ -52,8 +52,7 @@ describe('legal documents and signup', () => {
       const body = await signupBody(t, { login: 'Ada@Example.com' });
       const res = await t.request().post('/create-account').send(body).expect(201);
       expect(res.body.metadata.organization_id).toBeNull();
-      expect(typeof res.body.data.success).toBe('string');
-      expect(res.body.data.success).toMatch(/e-mail/);
+      expect(res.body.data).toEqual({ success: expect.stringMatching(/e-mail/) });
 
       const [account] = (await db.query(
         'SELECT id, login, email_verified_at, password_hash FROM account',
@@ -66,13 +65,17 @@ describe('legal documents and signup', () => {
       )) as unknown[];
       expect(memberships).toEqual([{ role: 'admin', name: 'Analytical Engines' }]);
       const consent = (await db.query(
-        'SELECT doc_type, version, content_hash FROM legal_consent ORDER BY doc_type',
+        'SELECT account_id, doc_type, version, content_hash, accepted_at FROM legal_consent ORDER BY doc_type',
       )) as Array<Record<string, unknown>>;
       expect(consent.map((c) => [c.doc_type, c.version, c.content_hash])).toEqual([
         ['agb', 1, body.legal_agb_hash],
         ['datenschutz', 1, body.legal_datenschutz_hash],
         ['nutzungsbedingungen', 1, body.legal_nutzungsbedingungen_hash],
       ]);
+      for (const row of consent) {
+        expect(row.account_id).toBe(account.id);
+        expect((row.accepted_at as Date).toISOString()).toBe(t.clock.now().toISOString());
+      }
 
       const mail = await sink.waitFor((m) =>
         m.to.some((a) => a.toLowerCase() === 'ada@example.com'),
@@ -93,7 +96,12 @@ describe('legal documents and signup', () => {
         .post('/create-account')
         .send(await signupBody(t, change))
         .expect(422);
-      expect(res.body.code).toBe('legal_consent_invalid');
+      expect(res.body).toMatchObject({
+        code: 'legal_consent_invalid',
+        source_service: 'identity',
+        source_operation: 'signup.createAccount',
+        retryable: false,
+      });
       expect(res.body.message).toMatch(/terms were updated/);
       expect(res.body.message).toMatch(/reload/i);
       expect(await count('account')).toBe(0);
@@ -109,6 +117,11 @@ describe('legal documents and signup', () => {
         'password-confirm',
       ],
       ['a weak password', { password: 'short-pw', 'password-confirm': 'short-pw' }, 'password'],
+      [
+        'an 11-character password',
+        { password: 'x'.repeat(11), 'password-confirm': 'x'.repeat(11) },
+        'password',
+      ],
       ['a login that is not an e-mail', { login: 'ada' }, 'login'],
       ['no organization name', { organization_name: '' }, 'organization_name'],
       ['a blank organization name', { organization_name: '   ' }, 'organization_name'],

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Authenticated } from '@platform/identity';
 import type { SmtpSink } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -10,6 +12,33 @@ import {
   type TestAccount,
 } from '../support/identity.js';
 
+/** Stands in for the object-storage routes: one route per rgw permission level. */
+@Controller('rgw-probe')
+class RgwProbeController {
+  @Get()
+  @Authenticated({ scope: 'organization', permission: 'rgw:read' })
+  list(): string[] {
+    return [];
+  }
+
+  @Post()
+  @Authenticated({ scope: 'organization', permission: 'rgw:create' })
+  create(): { created: boolean } {
+    return { created: true };
+  }
+
+  @Patch(':id')
+  @Authenticated({ scope: 'organization', permission: 'rgw:update' })
+  update(): { updated: boolean } {
+    return { updated: true };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated({ scope: 'organization', permission: 'rgw:delete' })
+  remove(): void {}
+}
+
 describe('static API tokens', () => {
   let t: MailingTestApp;
   let sink: SmtpSink;
@@ -17,7 +46,7 @@ describe('static API tokens', () => {
   let grace: TestAccount;
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    t = await createMailingApiTestApp({ controllers: [RgwProbeController] });
     sink = t.sink;
     ada = await createAccount(t, sink, 'ada@example.com');
     grace = await createAccount(t, sink, 'grace@example.com');
@@ -94,7 +123,12 @@ describe('static API tokens', () => {
     ).find((tk) => tk.last4 === raw.slice(-4))!;
     expect(mine.last_used_at).not.toBeNull();
 
-    await t.request().delete(`/tokens/${mine.token_id}`).set(bearer(ada.jwt)).expect(204);
+    const revoked = await t
+      .request()
+      .delete(`/tokens/${mine.token_id}`)
+      .set(bearer(ada.jwt))
+      .expect(204);
+    expect(revoked.text).toBe('');
     const refused = await t.request().get('/tokens').set(bearer(raw)).expect(401);
     expect(refused.body.code).toBe('unauthorized');
     await t.request().delete(`/tokens/${mine.token_id}`).set(bearer(ada.jwt)).expect(404);
@@ -125,6 +159,70 @@ describe('static API tokens', () => {
     expect(res.body.code).toBe('insufficient_scope');
     const other = await t.request().get('/memberships').set(bearer(raw)).expect(403);
     expect(other.body.code).toBe('insufficient_scope');
+  });
+
+  it('does not let an rgw:read token write, and maps write and manage onto the levels', async () => {
+    const read = await mintToken(t, ada.jwt, ['rgw:read']);
+    await t.request().get('/rgw-probe').set(bearer(read)).expect(200);
+    for (const res of [
+      await t.request().post('/rgw-probe').set(bearer(read)).send({}),
+      await t.request().patch('/rgw-probe/1').set(bearer(read)).send({}),
+      await t.request().delete('/rgw-probe/1').set(bearer(read)),
+    ]) {
+      expect({ status: res.status, code: res.body.code }).toEqual({
+        status: 403,
+        code: 'insufficient_scope',
+      });
+    }
+
+    const write = await mintToken(t, ada.jwt, ['rgw:write']);
+    await t.request().get('/rgw-probe').set(bearer(write)).expect(200);
+    await t.request().post('/rgw-probe').set(bearer(write)).send({}).expect(201);
+    await t.request().patch('/rgw-probe/1').set(bearer(write)).send({}).expect(200);
+    const refused = await t.request().delete('/rgw-probe/1').set(bearer(write)).expect(403);
+    expect(refused.body.code).toBe('insufficient_scope');
+
+    for (const scope of ['rgw:manage', 'rgw:*']) {
+      const raw = await mintToken(t, ada.jwt, [scope]);
+      await t.request().post('/rgw-probe').set(bearer(raw)).send({}).expect(201);
+      await t.request().delete('/rgw-probe/1').set(bearer(raw)).expect(204);
+    }
+
+    // Another resource's scope covers nothing here.
+    const dns = await mintToken(t, ada.jwt, ['dns:*']);
+    const other = await t.request().get('/rgw-probe').set(bearer(dns)).expect(403);
+    expect(other.body.code).toBe('insufficient_scope');
+  });
+
+  it('mints with a cookie session and its CSRF header', async () => {
+    const loggedIn = await t
+      .request()
+      .post('/login')
+      .send({ login: ada.login, password: ada.password })
+      .expect(200);
+    const cookies = (loggedIn.headers['set-cookie'] as unknown as string[]).map(
+      (c) => c.split(';')[0],
+    );
+    const csrf = cookies.find((c) => c.startsWith('_hq_csrf='))!.slice('_hq_csrf='.length);
+    const body = { token: { name: 'from the dashboard', scopes: ['projects:read'] } };
+
+    const refused = await t
+      .request()
+      .post('/tokens')
+      .set('Cookie', cookies.join('; '))
+      .send(body)
+      .expect(403);
+    expect(refused.body.code).toBe('invalid_csrf_token');
+
+    const res = await t
+      .request()
+      .post('/tokens')
+      .set('Cookie', cookies.join('; '))
+      .set('X-CSRF-Token', csrf)
+      .send(body)
+      .expect(201);
+    expect(res.body.data).toMatchObject({ name: 'from the dashboard', kind: 'api' });
+    expect(res.body.data.token).toMatch(/^hq_pat_/);
   });
 
   it('lets write scopes create and manage scopes delete', async () => {
@@ -168,6 +266,10 @@ describe('static API tokens', () => {
       .set(bearer(raw))
       .send({ email: 'x@example.com', role: 'admin' })
       .expect(403);
+    const rgw = await mintToken(t, viewer.jwt, ['rgw:*']);
+    await t.request().get('/rgw-probe').set(bearer(rgw)).expect(200);
+    const write = await t.request().post('/rgw-probe').set(bearer(rgw)).send({}).expect(403);
+    expect(write.body.code).toBe('forbidden');
   });
 
   it('stops working when its owner leaves the organization', async () => {

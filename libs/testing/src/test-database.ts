@@ -31,10 +31,13 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** The template's name changes with the migration list, so a new migration means a new template. */
+/**
+ * The template's name changes with the migrations, names and code alike, so a new migration
+ * or an edited one (while it is being written) means a new template.
+ */
 function templateName(): string {
   const digest = createHash('sha256')
-    .update(MIGRATIONS.map((m) => m.name).join(','))
+    .update(MIGRATIONS.map((m) => `${m.name}\n${m.prototype.up.toString()}`).join('\n'))
     .digest('hex')
     .slice(0, 12);
   return `platform_tpl_${digest}`;

@@ -1,5 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
-import { ConfigValidationError, DEVELOPMENT_SECRET_KEY, loadConfig } from './app-config.js';
+import { describe, expect, it, jest } from '@jest/globals';
+import {
+  ConfigValidationError,
+  DEVELOPMENT_SECRET_KEY,
+  loadConfig,
+  loadConfigOrExit,
+} from './app-config.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -110,5 +115,39 @@ describe('loadConfig', () => {
 
   it('treats blank values as unset', () => {
     expect(loadConfig({ PORT: '  ', SMTP_URL: '' })).toMatchObject({ port: 3000, smtpUrl: null });
+  });
+
+  it('stops the process with a message naming the bad variable', () => {
+    class Exited extends Error {}
+    const exit = jest.spyOn(process, 'exit').mockImplementation(() => {
+      throw new Exited();
+    });
+    const written: string[] = [];
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(() => loadConfigOrExit({ PORT: 'abc', LOG_LEVEL: 'loud' })).toThrow(Exited);
+      expect(exit).toHaveBeenCalledWith(1);
+      const output = written.join('');
+      expect(output).toContain('PORT must be an integer from 1 to 65535 (got "abc")');
+      expect(output).toContain('LOG_LEVEL must be one of');
+    } finally {
+      exit.mockRestore();
+      stderr.mockRestore();
+    }
+  });
+
+  it('lets a valid environment through without exiting', () => {
+    const exit = jest.spyOn(process, 'exit').mockImplementation(() => {
+      throw new Error('exited');
+    });
+    try {
+      expect(loadConfigOrExit({ PORT: '8080' }).port).toBe(8080);
+      expect(exit).not.toHaveBeenCalled();
+    } finally {
+      exit.mockRestore();
+    }
   });
 });

@@ -1,14 +1,50 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   allows,
+  type Category,
   CATEGORIES,
   effectivePermissions,
   isValidScope,
   ROLE_PERMISSIONS,
+  ROLES,
   scopesAllow,
 } from './permissions.js';
 
+/** The default table as documented in the README (r = read, c = create, u = update, d = delete). */
+const README_TABLE: Record<string, [string, string, string, string, string]> = {
+  // per role: admin, developer, operator, viewer, billing_manager
+  organization: ['rcud', 'r', 'r', 'r', 'r'],
+  members: ['rcud', 'r', 'r', 'r', 'r'],
+  projects: ['rcud', 'rcu', 'r', 'r', 'r'],
+  tokens: ['rcud', 'rcud', 'rcud', 'rc', 'rc'],
+  webhooks: ['rcud', 'rcud', 'rcu', 'r', ''],
+  alerts: ['rcud', 'rcud', 'rcu', 'r', ''],
+  rgw: ['rcud', 'rcud', 'rcu', 'r', ''],
+  dns: ['rcud', 'rcud', 'rcu', 'r', ''],
+  compute: ['rcud', 'rcud', 'rcu', 'r', ''],
+  kubernetes: ['rcud', 'rcud', 'rcu', 'r', ''],
+  apps: ['rcud', 'rcud', 'rcu', 'r', ''],
+  vpn: ['rcud', 'rcud', 'rcu', 'r', ''],
+  billing: ['rcud', '', '', '', 'rcud'],
+};
+
+const LETTERS: Record<string, string> = { r: 'read', c: 'create', u: 'update', d: 'delete' };
+
 describe('role permissions', () => {
+  it('has the five roles and the documented default table for every category', () => {
+    expect(ROLES).toEqual(['admin', 'developer', 'operator', 'viewer', 'billing_manager']);
+    expect([...CATEGORIES].sort()).toEqual(Object.keys(README_TABLE).sort());
+    for (const [category, perRole] of Object.entries(README_TABLE)) {
+      ROLES.forEach((role, i) => {
+        expect({ role, category, levels: ROLE_PERMISSIONS[role][category as Category] }).toEqual({
+          role,
+          category,
+          levels: [...perRole[i]].map((letter) => LETTERS[letter]),
+        });
+      });
+    }
+  });
+
   it('gives admins every level of every category', () => {
     for (const category of CATEGORIES) {
       expect(ROLE_PERMISSIONS.admin[category]).toEqual(['read', 'create', 'update', 'delete']);
