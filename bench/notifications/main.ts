@@ -1,20 +1,25 @@
 import 'reflect-metadata';
+import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SessionTokens } from '@platform/identity';
-import { DigestProcessor, NotifyService } from '@platform/notifications';
-import { JobQueue, QueueName, WorkerRuntimeModule } from '@platform/queue';
+import { NotifyService } from '@platform/notifications';
+import { JobName, JobQueue, QueueName, REDIS } from '@platform/queue';
 import { createTestApp, type TestApp } from '@platform/testing';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { WebSocket } from 'ws';
 import { ApiModule } from '../../apps/api/api.module.js';
-import { WorkerProcessorsModule } from '../../apps/worker/worker-processors.module.js';
+import { CpuMeter } from './cpu-usage.js';
 import { SmtpCounter } from './smtp-counter.js';
+import { WORKER_ENTRY, WorkerProcesses } from './worker-processes.js';
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 5000);
 const PUSHES = Number(process.env.BENCH_PUSHES ?? 2000);
 const PUSH_RATE = Number(process.env.BENCH_PUSH_RATE ?? 100); // notify() calls per second
 const DIGEST_ACCOUNTS = Number(process.env.BENCH_DIGEST_ACCOUNTS ?? 100_000);
 const DIGEST_TIMEOUT_S = Number(process.env.BENCH_DIGEST_TIMEOUT_S ?? 600);
+const DIGEST_WORKERS = Number(process.env.BENCH_DIGEST_WORKERS ?? 2);
 const CONNECT_CONCURRENCY = 100;
 const IDENTIFIER = JSON.stringify({ channel: 'NotificationsChannel' });
 
@@ -159,68 +164,126 @@ async function pushLatency(): Promise<string> {
   }
 }
 
+/** Polls until no job of the queue waits or runs. */
+async function drained(queue: Queue, timeoutS: number): Promise<boolean> {
+  for (let i = 0; i < timeoutS * 10; i += 1) {
+    const counts = await queue.getJobCounts('waiting', 'active', 'prioritized');
+    if (counts.waiting + counts.active + counts.prioritized === 0) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+/**
+ * The sweep reads the real clock. The rows are written with a digest hour that is not due, so
+ * a scheduled sweep meanwhile finds nothing; right before the measured sweep they are moved to
+ * the current UTC hour (not in its last seconds, so the sweep still sees that hour).
+ */
+async function makeDigestsDue(db: DataSource): Promise<void> {
+  const now = new Date();
+  if (now.getUTCMinutes() === 59 && now.getUTCSeconds() >= 50) {
+    await sleep((61 - now.getUTCSeconds()) * 1000);
+  }
+  await db.query('UPDATE notification_schedule SET digest_hour = $1', [new Date().getUTCHours()]);
+}
+
+/**
+ * The flush runs as in production: worker processes started like the worker deployable, with
+ * the real clock, sweep and flush jobs through Redis, delivery over SMTP. This process only
+ * writes the data, enqueues the sweep job the scheduler would run, and counts at the SMTP
+ * server. The time runs from enqueueing the sweep until the server received every digest.
+ */
 async function digestFlush(): Promise<string> {
   const smtp = await SmtpCounter.start();
-  // Daily digests at 07:00 UTC; the clock stands at 06:30 while the rows are written.
   const t = await createTestApp((config) => ApiModule.forRoot(config), {
-    imports: [WorkerRuntimeModule, WorkerProcessorsModule],
     config: { smtpUrl: smtp.url },
   });
+  let workers: WorkerProcesses | null = null;
   try {
-    t.clock.set('2026-03-10T06:30:00Z');
     const db = t.get(DataSource);
+    const jobs = t.get(JobQueue);
+    const queue = jobs.queue(QueueName.Digests);
+
+    // Workers first: each one's first scheduled sweep runs at once and must find nothing yet.
+    const workerStart = performance.now();
+    workers = await WorkerProcesses.start(DIGEST_WORKERS, t.config);
+    await drained(queue, 30);
+    log(
+      `${DIGEST_WORKERS} worker process(es) started (node ${relative(process.cwd(), WORKER_ENTRY)}) ` +
+        `in ${((performance.now() - workerStart) / 1000).toFixed(1)} s`,
+    );
+
     const setupStart = performance.now();
     await insertAccounts(t, 'digest', DIGEST_ACCOUNTS);
     await db.query(
       `INSERT INTO notification_schedule (account_id, email_mode, timezone, digest_hour, updated_at)
-       SELECT id, 'daily_digest', 'UTC', 7, $1 FROM account WHERE login LIKE 'bench-digest-%'`,
-      [t.clock.now()],
+       SELECT id, 'daily_digest', 'UTC', $1, now() FROM account WHERE login LIKE 'bench-digest-%'`,
+      [(new Date().getUTCHours() + 12) % 24],
     );
     await db.query(
       `INSERT INTO pending_email (account_id, category_key, subject, text, created_at)
-       SELECT a.id, 'billing', 'Invoice ' || g || ' issued', 'Invoice ' || g || E' is ready.\\nAmount: 12.00 EUR', $1
+       SELECT a.id, 'billing', 'Invoice ' || g || ' issued', 'Invoice ' || g || E' is ready.\\nAmount: 12.00 EUR', now()
          FROM account a CROSS JOIN generate_series(1, 2) AS g
         WHERE a.login LIKE 'bench-digest-%'`,
-      [t.clock.now()],
     );
     await db.query('ANALYZE');
+    await makeDigestsDue(db);
     log(
-      `${DIGEST_ACCOUNTS} digest accounts with 2 held e-mails each in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
+      `${DIGEST_ACCOUNTS} daily-digest accounts, due now, with 2 held e-mails each in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
     );
 
-    t.clock.set('2026-03-10T07:05:00Z');
+    const cpu = await CpuMeter.start(workers.pids, db, t.get<Redis>(REDIS));
     const start = performance.now();
-    const enqueued = await t.get(DigestProcessor).sweep();
-    const sweepS = (performance.now() - start) / 1000;
-    log(`sweep enqueued ${enqueued} flush jobs in ${sweepS.toFixed(1)} s`);
+    const sweepId = await jobs.enqueue(JobName.DigestSweep, {});
     const progress = setInterval(
       () => log(`${smtp.count} e-mails after ${((performance.now() - start) / 1000).toFixed(0)} s`),
       10_000,
     );
+    let sweepS = NaN;
+    let enqueued = NaN;
+    const sweepWatch = (async () => {
+      for (;;) {
+        const job = await queue.getJob(sweepId);
+        if (job?.finishedOn) {
+          sweepS = (job.finishedOn - job.timestamp) / 1000;
+          enqueued = Number(job.returnvalue);
+          log(`sweep enqueued ${enqueued} flush jobs in ${sweepS.toFixed(1)} s`);
+          return;
+        }
+        if (performance.now() - start > DIGEST_TIMEOUT_S * 1000) return;
+        await sleep(50);
+      }
+    })();
     const finished = await Promise.race([
       smtp.waitFor(DIGEST_ACCOUNTS).then(() => true),
       sleep(DIGEST_TIMEOUT_S * 1000).then(() => false),
     ]);
-    clearInterval(progress);
     const elapsed = (performance.now() - start) / 1000;
+    clearInterval(progress);
+    const cpuSeconds = await cpu.stop();
     const sent = smtp.count;
-    // Let the last flushes record what they sent before shutting down.
-    const queue = t.get(JobQueue).queue(QueueName.Digests);
-    for (let i = 0; i < 600; i += 1) {
-      const counts = await queue.getJobCounts('waiting', 'active');
-      if (counts.waiting + counts.active === 0) break;
-      await sleep(100);
-    }
-    const [{ unsent }]: Array<{ unsent: string }> = await db.query(
-      'SELECT count(*) AS unsent FROM pending_email WHERE sent_at IS NULL',
+    await sweepWatch;
+
+    // Let the last flushes record what they sent before checking and shutting down.
+    await drained(queue, 60);
+    const [{ unsent, marked }]: Array<{ unsent: string; marked: string }> = await db.query(
+      `SELECT (SELECT count(*) FROM pending_email WHERE sent_at IS NULL) AS unsent,
+              (SELECT count(*) FROM notification_schedule WHERE last_digest_at IS NOT NULL) AS marked`,
     );
-    log(`unsent held e-mails afterwards: ${unsent}`);
+    const { failed } = await queue.getJobCounts('failed');
+    log(CpuMeter.format(cpuSeconds));
+    log(
+      `afterwards: ${unsent} held e-mails unsent, ${marked} accounts with a recorded digest, ` +
+        `${failed} failed jobs, ${smtp.recipients} distinct recipients at the SMTP server`,
+    );
     return (
       `digest flush: ${sent} e-mails in ${elapsed.toFixed(1)} s ` +
-      `(${Math.round(sent / elapsed)} /s, target ${DIGEST_ACCOUNTS} in < 60 s; sweep ${sweepS.toFixed(1)} s` +
+      `(${Math.round(sent / elapsed)} /s, target ${DIGEST_ACCOUNTS} in < 60 s; sweep ${sweepS.toFixed(1)} s; ` +
+      `${DIGEST_WORKERS} worker process(es)` +
       `${finished ? '' : `; stopped after ${DIGEST_TIMEOUT_S} s`})`
     );
   } finally {
+    await workers?.stop();
     await t.close();
     await smtp.close();
   }
@@ -231,3 +294,5 @@ const results: string[] = [];
 if (!only || only === 'push') results.push(await pushLatency());
 if (!only || only === 'digest') results.push(await digestFlush());
 for (const line of results) console.log(line);
+// Everything is closed; do not wait for stray handles of the libraries to let go.
+process.exit(0);

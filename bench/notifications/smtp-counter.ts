@@ -1,11 +1,12 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * An SMTP server (in a worker thread) that accepts everything and only counts messages: bodies
- * are drained, never parsed. The count is reported every 20 ms.
+ * An SMTP server (in a worker thread) that accepts everything and only counts messages and
+ * their distinct recipients: bodies are drained, never parsed. Reported every 20 ms.
  */
 export class SmtpCounter {
   count = 0;
+  recipients = 0;
   private target = Infinity;
   private reached: (() => void) | null = null;
 
@@ -13,9 +14,10 @@ export class SmtpCounter {
     private readonly worker: Worker,
     readonly port: number,
   ) {
-    worker.on('message', (message: { count?: number }) => {
+    worker.on('message', (message: { count?: number; recipients?: number }) => {
       if (typeof message.count !== 'number') return;
       this.count = message.count;
+      this.recipients = message.recipients ?? 0;
       this.check();
     });
   }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@platform/core';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { EmailDelivery, EmailMessage } from './email.js';
+import { composeMime, type Mailbox, parseMailboxes } from './mime.js';
+import { SmtpPool } from './smtp-pool.js';
 
 /** SMTP connections kept open and shared by concurrent sends (one process's pool). */
 export const SMTP_MAX_CONNECTIONS = 10;
@@ -14,28 +15,26 @@ export const SMTP_MAX_CONNECTIONS = 10;
 @Injectable()
 export class MailTransport implements OnModuleDestroy {
   private readonly logger = new Logger('mail');
-  private readonly smtp: Transporter | null;
+  private readonly smtp: SmtpPool | null;
+  private readonly from: Mailbox;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.from = parseMailboxes(config.mailFrom)[0];
     // Pooled: a connection serves many messages, instead of a TCP and SMTP handshake per e-mail.
     this.smtp = config.smtpUrl
-      ? nodemailer.createTransport({
-          url: config.smtpUrl,
-          pool: true,
-          maxConnections: SMTP_MAX_CONNECTIONS,
-          maxMessages: Infinity,
-        })
+      ? new SmtpPool({ url: config.smtpUrl, maxConnections: SMTP_MAX_CONNECTIONS })
       : null;
   }
 
   async send(message: EmailMessage): Promise<EmailDelivery> {
-    const email = { from: this.config.mailFrom, ...message };
     if (!this.smtp) {
+      const email = { from: this.config.mailFrom, ...message };
       this.logger.log({ message: 'e-mail written to the log: SMTP_URL is unset', email });
       return { via: 'log' };
     }
-    const info = (await this.smtp.sendMail(email)) as { messageId: string };
-    return { via: 'smtp', messageId: info.messageId };
+    const mime = composeMime(this.from, message);
+    await this.smtp.send(mime.envelope, mime.raw);
+    return { via: 'smtp', messageId: mime.messageId };
   }
 
   onModuleDestroy(): void {

@@ -16,7 +16,7 @@ const ON_JOB = 'platform:on-job';
 
 /** Jobs one worker process runs at once, per queue; queues of I/O-bound jobs run wider. */
 export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
-  [QueueName.Digests]: 50,
+  [QueueName.Digests]: 200,
 };
 const DEFAULT_CONCURRENCY = 10;
 

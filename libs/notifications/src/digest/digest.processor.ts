@@ -7,9 +7,14 @@ import type { PendingEmail } from '../entities.js';
 import { scheduleSettings } from '../notify/schedule-settings.js';
 import { DigestRepository } from './digest.repository.js';
 
+/**
+ * A completed flush leaves nothing to keep: its effect is in the database, and a later sweep
+ * does not find the account due again. Failed ones stay (queue default) for inspection.
+ */
 export const DIGEST_FLUSH_JOB_OPTIONS = {
   attempts: 6,
   backoff: { type: 'exponential', delay: 5000 },
+  removeOnComplete: true,
 };
 
 /** One e-mail summarising the held ones; each listed with its subject and text. */
@@ -69,9 +74,19 @@ export class DigestProcessor implements OnApplicationBootstrap {
   async sweep(): Promise<number> {
     const now = this.clock.now();
     const slot = Math.floor(now.getTime() / (this.config.digestFlushIntervalSeconds * 1000));
-    const due = (await this.digests.accountsWithPending()).filter(({ schedule }) =>
-      digestDue(scheduleSettings(schedule), schedule?.lastDigestAt ?? null, now),
-    );
+    // Accounts that share a schedule (and last digest) are decided once per sweep.
+    const decided = new Map<string, boolean>();
+    const due = (await this.digests.accountsWithPending()).filter(({ schedule }) => {
+      const key = schedule
+        ? `${schedule.emailMode}|${schedule.quietStart}|${schedule.quietEnd}|${schedule.timezone}|${schedule.digestHour}|${schedule.lastDigestAt?.getTime() ?? ''}`
+        : '';
+      let isDue = decided.get(key);
+      if (isDue === undefined) {
+        isDue = digestDue(scheduleSettings(schedule), schedule?.lastDigestAt ?? null, now);
+        decided.set(key, isDue);
+      }
+      return isDue;
+    });
     await this.jobs.enqueueBulk(
       JobName.DigestFlush,
       due.map(({ accountId }) => ({
@@ -79,15 +94,13 @@ export class DigestProcessor implements OnApplicationBootstrap {
         options: { ...DIGEST_FLUSH_JOB_OPTIONS, jobId: `digest-${accountId}-${slot}` },
       })),
     );
+    this.logger.log(`digest sweep enqueued ${due.length} flush job(s)`);
     return due.length;
   }
 
   @OnJob(JobName.DigestFlush)
   async flush(data: { accountId: string }): Promise<number> {
-    const [pending, recipient] = await Promise.all([
-      this.digests.pending(data.accountId),
-      this.digests.recipient(data.accountId),
-    ]);
+    const { pending, recipient } = await this.digests.flushState(data.accountId);
     if (pending.length === 0 || !recipient) return 0;
     const digest = (recipient.emailMode ?? 'instant') !== 'instant';
     if (digest) {
@@ -110,7 +123,7 @@ export class DigestProcessor implements OnApplicationBootstrap {
         await this.digests.markSent(data.accountId, [mail.id], this.clock.now(), false);
       }
     }
-    this.logger.log(`flushed ${pending.length} held e-mail(s) for ${data.accountId}`);
+    this.logger.debug(`flushed ${pending.length} held e-mail(s) for ${data.accountId}`);
     return pending.length;
   }
 }
