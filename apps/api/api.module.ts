@@ -5,6 +5,7 @@ import {
   CoreModule,
   HttpContractModule,
 } from '@platform/core';
+import { AlertingModule } from '@platform/alerting';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { DatabaseModule } from '@platform/database';
 import { IdentityModule } from '@platform/identity';
@@ -28,6 +29,7 @@ export class ApiModule {
         IdentityModule,
         NotificationsModule,
         CapabilitiesModule,
+        AlertingModule,
       ],
     };
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AlertingWorkerModule } from '@platform/alerting';
 import { MailerModule } from '@platform/mail';
 import { NotificationsWorkerModule } from '@platform/notifications';
 
@@ -6,5 +7,5 @@ import { NotificationsWorkerModule } from '@platform/notifications';
  * Every module with `@OnJob` processors. Kept apart from WorkerModule so integration tests can
  * run the same processors inside an API test app.
  */
-@Module({ imports: [MailerModule, NotificationsWorkerModule] })
+@Module({ imports: [MailerModule, NotificationsWorkerModule, AlertingWorkerModule] })
 export class WorkerProcessorsModule {}

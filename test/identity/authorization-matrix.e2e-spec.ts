@@ -21,6 +21,7 @@ import {
   mintToken,
   type TestAccount,
 } from '../support/identity.js';
+import { grantAlerts } from '../support/alerting.js';
 
 const METHODS: Record<number, 'get' | 'post' | 'put' | 'delete' | 'patch'> = {
   [RequestMethod.GET]: 'get',
@@ -82,11 +83,55 @@ describe('authorization matrix', () => {
       .send({ feature_key: 'alerts' })
       .expect(201);
     ids['/projects/:project_id/feature_requests/:id'] = featureRequest.body.data.id as string;
+    await alertingFixtures(project.body.data.id as string);
   });
 
   afterAll(async () => {
     await t.close();
   });
+
+  /** One of each alerting resource in the owner's project, which gets the alerts capability. */
+  async function alertingFixtures(projectId: string): Promise<void> {
+    await grantAlerts(t, owner, projectId);
+    const base = `/projects/${projectId}`;
+    const post = (path: string, body: object) =>
+      t.request().post(`${base}${path}`).set(bearer(owner.jwt)).send(body).expect(201);
+    await t
+      .request()
+      .post(`${base}/alerts`)
+      .set(bearer(owner.jwt))
+      .send({
+        version: '4',
+        status: 'firing',
+        alerts: [
+          {
+            status: 'firing',
+            fingerprint: 'matrix-1',
+            labels: { alertname: 'Matrix', severity: 'warning' },
+            startsAt: '2026-01-01T00:00:00Z',
+          },
+        ],
+      })
+      .expect(200);
+    const alerts = await t.request().get(`${base}/alerts`).set(bearer(owner.jwt)).expect(200);
+    ids.alert_id = (alerts.body.data as Array<{ id: string }>)[0].id;
+    ids['/projects/:project_id/alerts/:id'] = ids.alert_id;
+    const window = await post('/maintenance_windows', {
+      name: 'upgrade',
+      starts_at: '2030-01-01T00:00:00Z',
+      ends_at: '2030-01-01T02:00:00Z',
+    });
+    ids['/projects/:project_id/maintenance_windows/:id'] = window.body.data.id as string;
+    const endpoint = await post('/notification_endpoints', {
+      name: 'hook',
+      url: 'https://hooks.example.com/alerts',
+    });
+    for (const path of ['', '/deliveries'])
+      ids[`/projects/:project_id/notification_endpoints/:id${path}`] = endpoint.body.data
+        .id as string;
+    const route = await post('/alert_routes', { name: 'all', priority: 1 });
+    ids['/projects/:project_id/alert_routes/:id'] = route.body.data.id as string;
+  }
 
   /** The route's path with the owner organization's real ids filled in. */
   function concrete(path: string): string {

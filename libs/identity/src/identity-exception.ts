@@ -19,6 +19,7 @@ export enum IdentityErrorCode {
   InvitationExpired = 'invitation_expired',
   InvitationUsed = 'invitation_used',
   TooManyAttempts = 'too_many_attempts',
+  StaticTokenCrossProject = 'static_token_cross_project',
 }
 
 export const IdentityException = defineException<IdentityErrorCode>('identity', {
@@ -40,6 +41,7 @@ export const IdentityException = defineException<IdentityErrorCode>('identity', 
   [IdentityErrorCode.InvitationExpired]: 410,
   [IdentityErrorCode.InvitationUsed]: 410,
   [IdentityErrorCode.TooManyAttempts]: 429,
+  [IdentityErrorCode.StaticTokenCrossProject]: 403,
 });
 
 export const notFound = (what = 'Resource'): InstanceType<typeof IdentityException> =>

@@ -11,6 +11,9 @@ export enum JobName {
   PhoneCall = 'phone.call',
   DigestSweep = 'notifications.digest-sweep',
   DigestFlush = 'notifications.digest-flush',
+  AlertDispatch = 'alerts.dispatch',
+  WebhookDeliver = 'webhooks.deliver',
+  AlertsPrune = 'alerts.prune',
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
@@ -21,6 +24,15 @@ export interface JobPayloads extends Record<JobName, unknown> {
   [JobName.PhoneCall]: { to: string; text: string; deliveryId?: string };
   [JobName.DigestSweep]: Record<string, never>;
   [JobName.DigestFlush]: { accountId: string };
+  /**
+   * What one ingest changed in a project: alerts that began firing (first time or after
+   * resolution) go through routing; resolved ones fan out `alert_resolved` and stop escalation.
+   */
+  [JobName.AlertDispatch]: { projectId: string; fired: string[]; resolved: string[] };
+  /** One signed POST of a webhook_delivery row; retried with backoff, each attempt recorded. */
+  [JobName.WebhookDeliver]: { deliveryId: string };
+  /** Daily: drops webhook deliveries and alert timeline events past their 90-day retention. */
+  [JobName.AlertsPrune]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -29,6 +41,9 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.PhoneCall]: QueueName.Deliveries,
   [JobName.DigestSweep]: QueueName.Digests,
   [JobName.DigestFlush]: QueueName.Digests,
+  [JobName.AlertDispatch]: QueueName.Escalations,
+  [JobName.WebhookDeliver]: QueueName.Deliveries,
+  [JobName.AlertsPrune]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

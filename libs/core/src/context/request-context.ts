@@ -9,6 +9,8 @@ export interface RequestContext {
   path: string;
   /** `<controller>.<handler>` once a route matched; used as `source_operation` of errors. */
   operation?: string;
+  /** The matched route answers errors with the multi-error envelope (`@MultiErrorEnvelope`). */
+  multiErrorEnvelope?: boolean;
   /** The API major version this request resolved to, or null when the client asked for an unknown one. */
   apiVersion: number | null;
   /** The raw header value when it named no supported version. */

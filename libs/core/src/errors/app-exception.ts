@@ -11,6 +11,20 @@ export interface AppExceptionOptions {
   /** The module that raised it; becomes `source_service` of the error envelope. */
   service?: string;
   cause?: unknown;
+  /**
+   * The `errors` list of the multi-error envelope (routes marked `@MultiErrorEnvelope()`);
+   * omitted: one entry for the exception itself.
+   */
+  errors?: ErrorItem[];
+}
+
+/** One entry of the `errors` list of the multi-error envelope. */
+export interface ErrorItem {
+  code: string;
+  message: string;
+  status: number;
+  /** Further detail of the entry, e.g. the index of the alert it concerns. */
+  [detail: string]: unknown;
 }
 
 export class AppException extends Error {
@@ -18,6 +32,7 @@ export class AppException extends Error {
   readonly details?: unknown;
   readonly headers: Record<string, string>;
   readonly service?: string;
+  readonly errors?: ErrorItem[];
 
   constructor(
     readonly status: number,
@@ -31,6 +46,7 @@ export class AppException extends Error {
     this.details = options.details;
     this.headers = options.headers ?? {};
     this.service = options.service;
+    this.errors = options.errors;
   }
 }
 

@@ -94,6 +94,11 @@ export function errorEnvelope(exception: AppException, request: RequestWithConte
     request_id: context?.requestId ?? '',
   };
   if (exception.details !== undefined) envelope.details = exception.details;
+  if (context?.multiErrorEnvelope) {
+    envelope.errors = exception.errors ?? [
+      { code: exception.code, message: exception.message, status: exception.status },
+    ];
+  }
   return envelope;
 }
 

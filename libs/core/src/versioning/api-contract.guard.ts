@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Clock } from '../clock/clock.js';
 import type { RequestWithContext } from '../context/request-context.js';
 import { CoreErrorCode, CoreException } from '../errors/core-exception.js';
+import { MULTI_ERROR_ENVELOPE } from '../errors/error-envelope.js';
 import { operationId } from '../http/operation-id.js';
 import { API_VERSION_POLICY, type ApiVersionPolicy } from './api-versions.js';
 import {
@@ -32,10 +33,12 @@ export class ApiContractGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<RequestWithContext>();
     const response = context.switchToHttp().getResponse<Response>();
-    if (request.context)
-      request.context.operation = operationId(context.getClass(), context.getHandler());
-
     const targets = [context.getHandler(), context.getClass()];
+    if (request.context) {
+      request.context.operation = operationId(context.getClass(), context.getHandler());
+      if (this.reflector.getAllAndOverride<boolean>(MULTI_ERROR_ENVELOPE, targets))
+        request.context.multiErrorEnvelope = true;
+    }
     if (this.reflector.getAllAndOverride<boolean>(UNVERSIONED, targets)) return true;
 
     const now = this.clock.now();

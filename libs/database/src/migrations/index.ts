@@ -2,6 +2,10 @@ import type { MigrationInterface } from 'typeorm';
 import { Identity1764000000000 } from './1764000000000-identity.js';
 import { Notifications1764000000001 } from './1764000000001-notifications.js';
 import { Capabilities1764000000002 } from './1764000000002-capabilities.js';
+import { Alerts1764000000003 } from './1764000000003-alerts.js';
+import { AlertSuppression1764000000004 } from './1764000000004-alert-suppression.js';
+import { NotificationEndpoints1764000000005 } from './1764000000005-notification-endpoints.js';
+import { AlertRoutes1764000000006 } from './1764000000006-alert-routes.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -13,4 +17,8 @@ export const MIGRATIONS: MigrationClass[] = [
   Identity1764000000000,
   Notifications1764000000001,
   Capabilities1764000000002,
+  Alerts1764000000003,
+  AlertSuppression1764000000004,
+  NotificationEndpoints1764000000005,
+  AlertRoutes1764000000006,
 ];

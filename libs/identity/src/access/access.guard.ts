@@ -25,6 +25,8 @@ interface Identity {
   account: Account;
   token: ApiToken | null;
   via: Principal['via'];
+  /** The token's membership in its organization, already read while verifying it. */
+  tokenMembership?: Membership | null;
 }
 
 interface Tenant {
@@ -73,7 +75,7 @@ export class AccessGuard implements CanActivate {
       );
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const identity = await this.authenticate(request);
+    const identity = await this.authenticate(request, policy);
     if (policy.interactiveOnly && identity.token) {
       throw new IdentityException(
         IdentityErrorCode.InteractiveSessionRequired,
@@ -95,13 +97,23 @@ export class AccessGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(request: AuthenticatedRequest): Promise<Identity> {
+  private async authenticate(
+    request: AuthenticatedRequest,
+    policy: AccessPolicy,
+  ): Promise<Identity> {
     const credential = readCredential(request);
     if (credential.kind === 'none') throw unauthorized();
     if (credential.kind === 'bearer' && credential.value.startsWith(STATIC_TOKEN_PREFIX)) {
-      const verified = await this.credentials.staticToken(credential.value);
+      const verified = await this.credentials.staticToken(credential.value, {
+        acceptIngest: policy.acceptsIngestToken === true,
+      });
       if (!verified) throw unauthorized('Invalid or revoked token');
-      return { ...verified, via: 'token' };
+      return {
+        account: verified.account,
+        token: verified.token,
+        via: 'token',
+        tokenMembership: verified.membership,
+      };
     }
     const verified = await this.credentials.session(credential.value);
     if (!verified) throw unauthorized('Invalid or expired session');
@@ -136,6 +148,14 @@ export class AccessGuard implements CanActivate {
         projectId && UUID.test(projectId) ? await this.projects.findById(projectId) : null;
       if (!project || (requested && requested !== project.organizationId))
         throw notFound('Project');
+      // A project-bound token (an ingest token) names its project; any other one is refused
+      // as such, as the alerting API specifies, rather than hidden behind a 404.
+      if (identity.token?.projectId && identity.token.projectId !== project.id) {
+        throw new IdentityException(
+          IdentityErrorCode.StaticTokenCrossProject,
+          'This token is bound to a different project',
+        );
+      }
       const membership = await this.membershipIn(identity, project.organizationId, 'Project');
       return { organizationId: project.organizationId, projectId: project.id, membership };
     }
@@ -166,7 +186,10 @@ export class AccessGuard implements CanActivate {
   ): Promise<Membership | null> {
     if (!UUID.test(organizationId)) throw notFound(what);
     if (identity.token && identity.token.organizationId !== organizationId) throw notFound(what);
-    const membership = await this.memberships.find(identity.account.id, organizationId);
+    const membership =
+      identity.tokenMembership !== undefined
+        ? identity.tokenMembership
+        : await this.memberships.find(identity.account.id, organizationId);
     if (membership) return membership;
     if (
       identity.account.isPlatformAdmin &&
@@ -194,10 +217,11 @@ export class AccessGuard implements CanActivate {
       );
     }
     const resource = policy.scopeResource ?? category;
-    if (identity.token && !scopesAllow(identity.token.scopes, resource, level)) {
+    const scopeLevel = policy.scopeLevel ?? level;
+    if (identity.token && !scopesAllow(identity.token.scopes, resource, scopeLevel)) {
       throw new IdentityException(
         IdentityErrorCode.InsufficientScope,
-        `The token's scopes do not cover ${resource}:${level}`,
+        `The token's scopes do not cover ${resource}:${scopeLevel}`,
       );
     }
   }

@@ -14,8 +14,19 @@ export interface AccessPolicy {
   scope: TenantScope;
   /** `<category>:<level>`, e.g. `projects:create`; omitted: any member of the tenant. */
   permission?: `${Category}:${Level}`;
-  /** The static-token scope resource, when finer than the category (e.g. alert_ingest_tokens). */
+  /** The static-token scope resource, when finer than the category (e.g. alert_routes). */
   scopeResource?: string;
+  /**
+   * The level a static token's scope needs, when it differs from the permission's (creating
+   * an alert route needs `alerts:delete` of a member but only `alert_routes:write` of a token).
+   */
+  scopeLevel?: Level;
+  /**
+   * Also accept an ingest token (`hq_ing_…`, project-bound, `alerts:write` only). Every other
+   * route answers 401 to one, so a leaked ingest token can do nothing but post alerts. On a
+   * project route an ingest token bound to another project gets 403 `static_token_cross_project`.
+   */
+  acceptsIngestToken?: boolean;
   /** Only a JWT or cookie session, never a static token (e.g. minting tokens). */
   interactiveOnly?: boolean;
   /** Only platform admins (platform-wide administration such as broadcasts). */

@@ -87,8 +87,28 @@ export function allows(set: PermissionSet, category: Category, level: Level): bo
 export const SCOPE_LEVELS = ['read', 'write', 'manage', '*'] as const;
 export type ScopeLevel = (typeof SCOPE_LEVELS)[number];
 
+/**
+ * The alerting API's scope resources: each controller is its own resource, so no umbrella
+ * `alerts:*` covers them all (interactive members still need the `alerts` category).
+ */
+export const ALERTING_SCOPE_RESOURCES = [
+  'alert_ingest_tokens',
+  'alert_routes',
+  'escalation_chains',
+  'escalation_steps',
+  'on_call_rosters',
+  'on_call_roster_members',
+  'on_call_roster_phone_contacts',
+  'notification_endpoints',
+  'on_call_rotations',
+  'on_call_overrides',
+  'alert_silences',
+  'alert_events',
+  'maintenance_windows',
+] as const;
+
 /** Resources a scope may name: the permission categories plus finer-grained ones. */
-export const SCOPE_RESOURCES: readonly string[] = [...CATEGORIES, 'alert_ingest_tokens'];
+export const SCOPE_RESOURCES: readonly string[] = [...CATEGORIES, ...ALERTING_SCOPE_RESOURCES];
 
 export const SCOPE_PATTERN = /^([a-z_]+):(read|write|manage|\*)$/;
 

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
-import type { Account, ApiToken } from '../entities.js';
-import { MembershipsRepository } from '../organizations/memberships.repository.js';
-import { TokensRepository } from '../tokens/tokens.repository.js';
+import type { Account, ApiToken, Membership } from '../entities.js';
+import { LAST_USED_RESOLUTION_SECONDS, TokensRepository } from '../tokens/tokens.repository.js';
 import { sha256 } from './secrets.js';
 import { SessionTokens } from './session-tokens.js';
 
@@ -17,7 +16,6 @@ export class CredentialVerifier {
     private readonly clock: Clock,
     private readonly sessions: SessionTokens,
     private readonly accounts: AccountsRepository,
-    private readonly memberships: MembershipsRepository,
     private readonly tokens: TokensRepository,
   ) {}
 
@@ -30,21 +28,29 @@ export class CredentialVerifier {
   }
 
   /**
-   * A live API token whose owner still belongs to its organization; records its use. Ingest
-   * tokens only ever reach the ingest endpoint, which authenticates them itself.
+   * A live API token whose owner still belongs to its organization (that membership comes
+   * along, null for a platform admin without one); records its use. Ingest tokens count only
+   * where the caller says so (`acceptIngest`: the ingest endpoint), so everywhere else they
+   * are no credential at all.
    */
-  async staticToken(raw: string): Promise<{ account: Account; token: ApiToken } | null> {
-    const token = await this.tokens.findActiveByHash(sha256(raw));
-    if (!token || token.kind !== 'api') return null;
-    const account = await this.accounts.findById(token.accountId);
-    if (!account?.emailVerifiedAt) return null;
+  async staticToken(
+    raw: string,
+    options: { acceptIngest?: boolean } = {},
+  ): Promise<{ account: Account; token: ApiToken; membership: Membership | null } | null> {
+    const found = await this.tokens.findActiveWithOwner(sha256(raw));
+    if (!found) return null;
+    const { token, account, membership } = found;
+    if (token.kind !== 'api' && !(token.kind === 'ingest' && options.acceptIngest)) return null;
+    if (!account.emailVerifiedAt) return null;
+    if (!account.isPlatformAdmin && !membership) return null;
+    // last_used_at has minute resolution: skip the write while the stored value is fresh.
+    const now = this.clock.now();
     if (
-      !account.isPlatformAdmin &&
-      !(await this.memberships.find(account.id, token.organizationId))
+      !token.lastUsedAt ||
+      now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000
     ) {
-      return null;
+      await this.tokens.touch(token.id, now);
     }
-    await this.tokens.touch(token.id, this.clock.now());
-    return { account, token };
+    return { account, token, membership };
   }
 }

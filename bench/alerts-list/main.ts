@@ -1,0 +1,247 @@
+import 'reflect-metadata';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { AlertsRepository, parseAlertListQuery } from '@platform/alerting';
+import { SessionTokens } from '@platform/identity';
+import { createTestApp, type TestApp } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { ApiModule } from '../../apps/api/api.module.js';
+
+const ALERTS = Number(process.env.BENCH_ALERTS ?? 1_000_000);
+const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+/** Also print the plans of the list's statements for every term (EXPLAIN ANALYZE). */
+const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
+const TARGET_P99_MS = 50;
+
+/**
+ * Search terms: one and two characters, three-character words, longer phrases; common and
+ * rare ones; a literal `%`. The selectivity is measured and printed (matches per project).
+ */
+const QUERIES = [
+  'a',
+  'x',
+  'z',
+  'db',
+  'zq',
+  'cpu',
+  'web',
+  '9f3',
+  'disk almost',
+  'checkouthighcpu',
+  'web-1234',
+  'above 95%',
+  'no such alert',
+];
+
+const log = (line: string) => process.stderr.write(`  ${line}\n`);
+const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** An admin account of one organization with `PROJECTS` projects holding the alerts grant. */
+async function tenant(t: TestApp): Promise<{ token: string; projects: string[] }> {
+  const db = t.get(DataSource);
+  const now = t.clock.now();
+  const [{ id: accountId }]: Array<{ id: string }> = await db.query(
+    `INSERT INTO account (login, name, email_verified_at) VALUES ('bench@bench.example', 'Bench', $1)
+     RETURNING id`,
+    [now],
+  );
+  const [{ id: organizationId }]: Array<{ id: string }> = await db.query(
+    `INSERT INTO organization (name) VALUES ('Bench') RETURNING id`,
+  );
+  await db.query(
+    `INSERT INTO membership (organization_id, account_id, role) VALUES ($1, $2, 'admin')`,
+    [organizationId, accountId],
+  );
+  const projects: Array<{ id: string }> = await db.query(
+    `INSERT INTO project (organization_id, name)
+     SELECT $1, 'bench-' || i FROM generate_series(1, $2::int) AS i RETURNING id`,
+    [organizationId, PROJECTS],
+  );
+  await db.query(
+    `INSERT INTO feature_grant (project_id, feature_key, allowed_kinds, created_at, updated_at)
+     SELECT id, 'alerts', NULL, $2, $2 FROM unnest($1::uuid[]) AS id`,
+    [projects.map((p) => p.id), now],
+  );
+  const { token } = await t.get(SessionTokens).issue(accountId);
+  return { token, projects: projects.map((p) => p.id) };
+}
+
+/**
+ * `ALERTS` alerts spread round-robin over the projects, in one set-based statement: 130
+ * alertnames (10 services x 13 conditions), 30,000 hosts over 6 roles and 5 regions, Alertmanager-
+ * style 16-hex fingerprints, receipts spread over 30 days with ties. The alert table's secondary
+ * indexes are dropped for the load and rebuilt from their own definitions, as a bulk load would.
+ */
+async function seed(t: TestApp, projects: string[]): Promise<void> {
+  const db = t.get(DataSource);
+  const indexes: Array<{ name: string; definition: string }> = await db.query(
+    `SELECT i.indexname AS name, i.indexdef AS definition
+       FROM pg_indexes i
+      WHERE i.tablename = 'alert' AND i.schemaname = current_schema()
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+  );
+  for (const index of indexes) await db.query(`DROP INDEX ${index.name}`);
+  const start = performance.now();
+  await db.query(
+    `INSERT INTO alert (project_id, fingerprint, status, severity, labels, annotations, starts_at,
+                        ends_at, generator_url, last_received_at, created_at, updated_at)
+     SELECT ($1::uuid[])[1 + i % cardinality($1::uuid[])],
+            left(md5(i::text || '-fp'), 16),
+            CASE WHEN i % 3 = 0 THEN 'firing' ELSE 'resolved' END,
+            (ARRAY['critical', 'high', 'warning', 'info'])[1 + i % 4],
+            jsonb_build_object('alertname', v.svc || v.cond,
+                               'severity', (ARRAY['critical', 'high', 'warning', 'info'])[1 + i % 4],
+                               'instance', v.host || '-' || (i % 5000) || ':9100',
+                               'job', lower(v.svc), 'region', v.region),
+            jsonb_build_object('summary', v.descr || ' on ' || v.host || '-' || (i % 5000) || ' (' || v.region || ')',
+                               'description', 'Runbook: https://runbooks.example.com/' || lower(v.cond)),
+            v.ts - interval '5 minutes',
+            CASE WHEN i % 3 = 0 THEN NULL ELSE v.ts END,
+            'http://prometheus:9090/graph?g0.expr=up', v.ts, v.ts - interval '5 minutes', v.ts
+       FROM generate_series(1, $2::int) AS i
+      CROSS JOIN LATERAL (SELECT
+             (ARRAY['Payments', 'Checkout', 'Search', 'Auth', 'Billing', 'Ingest', 'Gateway',
+                    'Storage', 'Mailer', 'Scheduler'])[1 + (i / 7) % 10] AS svc,
+             (ARRAY['HighCpuUsage', 'HighMemoryUsage', 'DiskSpaceLow', 'PodCrashLooping',
+                    'PodNotReady', 'NodeDown', 'TargetDown', 'HttpErrorRate', 'LatencyHigh',
+                    'CertificateExpiring', 'BackupFailed', 'ReplicationLag',
+                    'QueueBacklog'])[1 + (i / 3) % 13] AS cond,
+             (ARRAY['CPU usage above 90%', 'Memory usage above 95%', 'Disk almost full',
+                    'Container restarting', 'Pod not ready', 'Node unreachable',
+                    'Scrape target down', '5xx rate above 5%', 'p99 latency above 2s',
+                    'Certificate expires in 7 days', 'Nightly backup failed',
+                    'Replica lagging behind primary', 'Queue backlog growing'])[1 + (i / 3) % 13] AS descr,
+             (ARRAY['web', 'db', 'cache', 'worker', 'edge', 'api'])[1 + (i / 11) % 6] AS host,
+             (ARRAY['eu-central-1', 'eu-west-1', 'us-east-1', 'us-west-2', 'ap-south-1'])[1 + (i / 13) % 5] AS region,
+             date_trunc('second', $3::timestamptz - (i % 2592000) * interval '1 second'
+                                  - (i % 17) * interval '1 minute') AS ts) v`,
+    [projects, ALERTS, t.clock.now()],
+  );
+  log(`${ALERTS} alerts inserted in ${seconds(start)} s`);
+  const built = performance.now();
+  await db.query(`SET maintenance_work_mem = '256MB'`);
+  for (const index of indexes) await db.query(index.definition);
+  log(`${indexes.length} indexes rebuilt in ${seconds(built)} s`);
+  const vacuumed = performance.now();
+  await db.query('VACUUM ANALYZE alert');
+  log(`VACUUM ANALYZE in ${seconds(vacuumed)} s`);
+}
+
+/** The statements the list runs for `q`, captured from the repository, with their plans. */
+async function explain(t: TestApp, projectId: string, q: string): Promise<void> {
+  const db = t.get(DataSource);
+  const statements: Array<[string, unknown[]]> = [];
+  const query = db.query.bind(db);
+  db.query = (async (sql: string, params?: unknown[]) => {
+    statements.push([sql, params ?? []]);
+    return query(sql, params);
+  }) as typeof db.query;
+  try {
+    await t.get(AlertsRepository).list(projectId, parseAlertListQuery({ q }));
+  } finally {
+    db.query = query;
+  }
+  for (const [sql, params] of statements) {
+    const plan: Array<{ 'QUERY PLAN': string }> = await db.query(
+      `EXPLAIN (ANALYZE, BUFFERS) ${sql}`,
+      params,
+    );
+    log(`plan for q=${JSON.stringify(q)}:`);
+    for (const row of plan) log(`    ${row['QUERY PLAN']}`);
+  }
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+async function main(): Promise<string[]> {
+  const t = await createTestApp((config) => ApiModule.forRoot(config), { listen: true });
+  try {
+    const { token, projects } = await tenant(t);
+    await seed(t, projects);
+    if (EXPLAIN) for (const q of QUERIES) await explain(t, projects[0], q);
+    const headers = { Authorization: `Bearer ${token}` };
+    const search = async (projectId: string, q: string) => {
+      const url = `${t.baseUrl}/projects/${projectId}/alerts?q=${encodeURIComponent(q)}&limit=25`;
+      const started = performance.now();
+      const res = await fetch(url, { headers });
+      const body = (await res.json()) as { metadata: { total: number; count: number } };
+      const elapsed = performance.now() - started;
+      if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
+      return { elapsed, total: body.metadata.total };
+    };
+
+    const sample = new Map<string, string>();
+    for (const projectId of projects) {
+      const [{ id }]: Array<{ id: string }> = await t
+        .get(DataSource)
+        .query('SELECT id FROM alert WHERE project_id = $1 LIMIT 1', [projectId]);
+      sample.set(projectId, id);
+    }
+    const show = async (projectId: string, id: string) => {
+      const started = performance.now();
+      const res = await fetch(`${t.baseUrl}/projects/${projectId}/alerts/${id}`, { headers });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`show: ${res.status}`);
+      return performance.now() - started;
+    };
+
+    // Warm-up: every term once per project (plans, buffers, JIT of the server).
+    const totals = new Map<string, number[]>();
+    for (const q of QUERIES) {
+      const perProject: number[] = [];
+      for (const projectId of projects) perProject.push((await search(projectId, q)).total);
+      totals.set(q, perProject);
+    }
+
+    const loadBefore = load();
+    const byQuery = new Map<string, number[]>(QUERIES.map((q) => [q, []]));
+    const all: number[] = [];
+    const baseline: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const projectId = projects[round % projects.length];
+      for (const q of QUERIES) {
+        const { elapsed } = await search(projectId, q);
+        byQuery.get(q)!.push(elapsed);
+        all.push(elapsed);
+      }
+      // One alert by id: what authentication, guards and the envelope cost by themselves.
+      baseline.push(await show(projectId, sample.get(projectId)!));
+    }
+
+    const fmt = (v: number) => v.toFixed(1);
+    const lines = QUERIES.map((q) => {
+      const sorted = [...byQuery.get(q)!].sort((a, b) => a - b);
+      const matches = Math.round(totals.get(q)!.reduce((a, b) => a + b, 0) / projects.length);
+      return (
+        `  q=${JSON.stringify(q).padEnd(18)} matches/project≈${String(matches).padStart(7)}  ` +
+        `p50=${fmt(percentile(sorted, 50))} ms p99=${fmt(percentile(sorted, 99))} ms ` +
+        `max=${fmt(sorted[sorted.length - 1])} ms`
+      );
+    });
+    const sorted = [...all].sort((a, b) => a - b);
+    const p99 = percentile(sorted, 99);
+    const bare = [...baseline].sort((a, b) => a - b);
+    return [
+      `alerts list q search over ${ALERTS} alerts in ${projects.length} projects ` +
+        `(${Math.round(ALERTS / projects.length)} per project), first page of 25 with total, ` +
+        `${all.length} requests one at a time (load average before ${loadBefore}, after ${load()}):`,
+      ...lines,
+      `  one alert by id (baseline): p50=${fmt(percentile(bare, 50))} ms p99=${fmt(percentile(bare, 99))} ms`,
+      `  all: p50=${fmt(percentile(sorted, 50))} ms p99=${fmt(p99)} ms ` +
+        `(target p99 < ${TARGET_P99_MS} ms: ${p99 < TARGET_P99_MS ? 'met' : 'not met'})`,
+    ];
+  } finally {
+    await t.close();
+  }
+}
+
+for (const line of await main()) console.log(line);

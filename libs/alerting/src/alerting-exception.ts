@@ -1,0 +1,34 @@
+import { defineException } from '@platform/core';
+
+export enum AlertingErrorCode {
+  NotFound = 'not_found',
+  ValidationFailed = 'validation_failed',
+  MalformedPayload = 'malformed_payload',
+  NothingProcessed = 'nothing_processed',
+  StaticTokenCrossProject = 'static_token_cross_project',
+  RouteDoesNothing = 'route_does_nothing',
+}
+
+export const AlertingException = defineException<AlertingErrorCode>('alerting', {
+  [AlertingErrorCode.NotFound]: 404,
+  [AlertingErrorCode.ValidationFailed]: 422,
+  [AlertingErrorCode.MalformedPayload]: 422,
+  [AlertingErrorCode.NothingProcessed]: 502,
+  [AlertingErrorCode.StaticTokenCrossProject]: 403,
+  [AlertingErrorCode.RouteDoesNothing]: 422,
+});
+
+export const alertingNotFound = (what = 'Resource') =>
+  new AlertingException(AlertingErrorCode.NotFound, `${what} not found`);
+
+/** A 422 `validation_failed` naming fields, shaped like the global validation pipe's. */
+export function alertingValidation(fields: Array<{ field: string; messages: string[] }>) {
+  const summary = fields.map((f) => f.messages.join(', ')).join('; ');
+  return new AlertingException(
+    AlertingErrorCode.ValidationFailed,
+    `Validation failed: ${summary}`,
+    {
+      details: { fields },
+    },
+  );
+}

@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { NotificationsModule } from '@platform/notifications';
+import { AlertDispatchProcessor } from './dispatch/alert-dispatch.processor.js';
+import { AlertDispatchRepository } from './dispatch/alert-dispatch.repository.js';
+import { EscalationOpener, NoEscalationOpener } from './dispatch/escalation-opener.js';
+import { NotificationEndpointsWorkerModule } from './endpoints/notification-endpoints-worker.module.js';
+import { AlertRoutesRepository } from './routes/alert-routes.repository.js';
+import { SuppressionModule } from './suppression/suppression.module.js';
+import { AlertEventsRepository } from './timeline/alert-events.repository.js';
+
+/**
+ * Worker side of alerting: dispatch of ingested changes (routing, suppression, in-app
+ * notification, endpoint fan-out), webhook deliveries, pruning.
+ */
+@Module({
+  imports: [SuppressionModule, NotificationEndpointsWorkerModule, NotificationsModule],
+  providers: [
+    AlertDispatchProcessor,
+    AlertDispatchRepository,
+    AlertRoutesRepository,
+    AlertEventsRepository,
+    { provide: EscalationOpener, useClass: NoEscalationOpener },
+  ],
+})
+export class AlertingWorkerModule {}

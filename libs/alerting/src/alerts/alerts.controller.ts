@@ -1,0 +1,119 @@
+import { Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { RequiresCapability } from '@platform/capabilities';
+import { IdParam } from '@platform/core';
+import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import {
+  ALERT_LIST_DEFAULT_LIMIT,
+  ALERT_LIST_MAX_LIMIT,
+  parseAlertListQuery,
+  parsePaging,
+} from './alert-list-query.js';
+import {
+  ALERT_EVENTS_DEFAULT_LIMIT,
+  ALERT_EVENTS_MAX_LIMIT,
+  AlertsService,
+} from './alerts.service.js';
+
+/**
+ * Alerts of a project (scope resource `alerts`): the list, one alert, and in-app
+ * acknowledgement.
+ *
+ * - `q` matches a substring of the fingerprint, the alertname label or the summary annotation,
+ *   case-insensitively, with `%`, `_` and `\` literal and never across two fields. It looks at
+ *   the first 128 characters of the fingerprint and of the alertname and the first 360 of the
+ *   summary (the part the search index holds). An empty `q` searches nothing.
+ * - Repeated query parameters count by their first value.
+ * - Acknowledging is idempotent per account and firing: a second POST by an account that
+ *   already acknowledged the current firing adds no acknowledgement and no timeline event;
+ *   after the alert fires again, acknowledging counts anew (`acknowledgement_count` counts
+ *   every acknowledgement across recurrences and channels). Any status may be acknowledged.
+ * - Un-acknowledging hard-deletes every acknowledgement of the alert, whoever made it and on
+ *   whichever channel; with none left it answers the unchanged alert and records nothing.
+ * - Both need `alerts:update` of a member; a static token needs `alerts:write`.
+ */
+@ApiTags('alerts')
+@Controller('projects/:project_id/alerts')
+@RequiresCapability('alerts')
+export class AlertsController {
+  constructor(private readonly alerts: AlertsService) {}
+
+  @Get()
+  @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
+  @ApiQuery({
+    name: 'q',
+    required: false,
+    description:
+      'case-insensitive substring of the fingerprint, the alertname label or the summary annotation; % _ and \\ are literal',
+  })
+  @ApiQuery({ name: 'status', required: false, enum: ['firing', 'resolved'] })
+  @ApiQuery({ name: 'acknowledged', required: false, enum: ['true', 'false'] })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    description: `default ${ALERT_LIST_DEFAULT_LIMIT}, clamped to 1..${ALERT_LIST_MAX_LIMIT}`,
+  })
+  @ApiQuery({ name: 'offset', required: false, description: 'default 0, floored at 0' })
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('q') q?: unknown,
+    @Query('status') status?: unknown,
+    @Query('acknowledged') acknowledged?: unknown,
+    @Query('limit') limit?: unknown,
+    @Query('offset') offset?: unknown,
+  ) {
+    return this.alerts.list(
+      principal.projectId!,
+      parseAlertListQuery({ q, status, acknowledged, limit, offset }),
+    );
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
+  show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.alerts.show(principal.projectId!, id);
+  }
+
+  @Post(':id/ack')
+  @HttpCode(200)
+  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
+  acknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.alerts.acknowledge(principal.projectId!, id, principal.account);
+  }
+
+  @Delete(':id/ack')
+  @HttpCode(200)
+  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
+  unacknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.alerts.unacknowledge(principal.projectId!, id, principal.account);
+  }
+}
+
+/**
+ * The read-only timeline of an alert (scope resource `alert_events`), oldest first. Paged like
+ * other lists: `limit` default 100 clamped to 1..500, `offset` floored at 0, with
+ * `metadata.total`.
+ */
+@ApiTags('alerts')
+@Controller('projects/:project_id/alerts/:alert_id/alert_events')
+@RequiresCapability('alerts')
+export class AlertEventsController {
+  constructor(private readonly alerts: AlertsService) {}
+
+  @Get()
+  @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alert_events' })
+  @ApiQuery({ name: 'limit', required: false })
+  @ApiQuery({ name: 'offset', required: false })
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('alert_id') alertId: string,
+    @Query('limit') limit?: unknown,
+    @Query('offset') offset?: unknown,
+  ) {
+    return this.alerts.events(
+      principal.projectId!,
+      alertId,
+      parsePaging({ limit, offset }, ALERT_EVENTS_DEFAULT_LIMIT, ALERT_EVENTS_MAX_LIMIT),
+    );
+  }
+}

@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { CapabilitiesModule } from '@platform/capabilities';
+import { MaintenanceWindowsController } from '../suppression/maintenance-windows.controller.js';
+import { MaintenanceWindowsService } from '../suppression/maintenance-windows.service.js';
+import { SilencesController } from '../suppression/silences.controller.js';
+import { SilencesService } from '../suppression/silences.service.js';
+import { SuppressionModule } from '../suppression/suppression.module.js';
+import { AlertEventsRepository } from '../timeline/alert-events.repository.js';
+import { AlertEventsController, AlertsController } from './alerts.controller.js';
+import { AlertsRepository } from './alerts.repository.js';
+import { AlertsService } from './alerts.service.js';
+
+/**
+ * Alerts, their timeline and acknowledgements; silences and maintenance windows. Exports
+ * `AlertsRepository` (`findViews`, the Alert resource) and `SuppressionService`.
+ */
+@Module({
+  imports: [CapabilitiesModule, SuppressionModule],
+  controllers: [
+    AlertsController,
+    AlertEventsController,
+    SilencesController,
+    MaintenanceWindowsController,
+  ],
+  providers: [
+    AlertEventsRepository,
+    AlertsRepository,
+    AlertsService,
+    SilencesService,
+    MaintenanceWindowsService,
+  ],
+  exports: [AlertsRepository, SuppressionModule],
+})
+export class AlertsModule {}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, ListResult } from '@platform/core';
+import { alertingNotFound } from '../alerting-exception.js';
+import { type AlertListFilter } from './alert-list-query.js';
+import type { AlertView } from './alert-view.js';
+import { type AlertEventRow, AlertsRepository } from './alerts.repository.js';
+
+export const ALERT_EVENTS_DEFAULT_LIMIT = 100;
+export const ALERT_EVENTS_MAX_LIMIT = 500;
+
+const eventView = (e: AlertEventRow) => ({
+  id: e.id,
+  alert_id: e.alert_id,
+  kind: e.kind,
+  details: e.details,
+  created_at: e.created_at,
+});
+
+@Injectable()
+export class AlertsService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly alerts: AlertsRepository,
+  ) {}
+
+  async list(projectId: string, filter: AlertListFilter): Promise<ListResult<AlertView>> {
+    const page = await this.alerts.list(projectId, filter);
+    return new ListResult(page.items, page.total);
+  }
+
+  async show(projectId: string, id: string): Promise<AlertView> {
+    return (await this.alerts.findView(projectId, id)) ?? notFound();
+  }
+
+  async acknowledge(
+    projectId: string,
+    id: string,
+    account: { id: string; name: string },
+  ): Promise<AlertView> {
+    const view = await this.alerts.acknowledge({
+      projectId,
+      alertId: id,
+      account: { id: account.id, name: account.name },
+      at: this.clock.now(),
+    });
+    return view ?? notFound();
+  }
+
+  async unacknowledge(
+    projectId: string,
+    id: string,
+    account: { id: string; name: string },
+  ): Promise<AlertView> {
+    const view = await this.alerts.unacknowledge({
+      projectId,
+      alertId: id,
+      account: { id: account.id, name: account.name },
+      at: this.clock.now(),
+    });
+    return view ?? notFound();
+  }
+
+  async events(projectId: string, alertId: string, paging: { limit: number; offset: number }) {
+    if (!(await this.alerts.exists(projectId, alertId))) notFound();
+    const page = await this.alerts.events(projectId, alertId, paging.limit, paging.offset);
+    return new ListResult(page.items.map(eventView), page.total);
+  }
+}
+
+function notFound(): never {
+  throw alertingNotFound('Alert');
+}

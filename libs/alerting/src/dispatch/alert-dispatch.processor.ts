@@ -1,0 +1,225 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '@platform/core';
+import { NotifyService } from '@platform/notifications';
+import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { EndpointFanout } from '../endpoints/endpoint-fanout.service.js';
+import { cooldownUntil, routableOf } from '../routes/alert-route-view.js';
+import { type AlertRouteRow, AlertRoutesRepository } from '../routes/alert-routes.repository.js';
+import { Router } from '../routes/routing.js';
+import { SuppressionService } from '../suppression/suppression.service.js';
+import {
+  AlertEventKind,
+  AlertEventsRepository,
+  type NewAlertEvent,
+} from '../timeline/alert-events.repository.js';
+import {
+  AlertDispatchRepository,
+  type ClaimedAlert,
+  type DispatchOutcome,
+} from './alert-dispatch.repository.js';
+import { EscalationOpener } from './escalation-opener.js';
+import { inAppRecipients, notifiedDetails } from './in-app-targets.js';
+
+interface Notification {
+  alert: ClaimedAlert;
+  route: AlertRouteRow;
+  recipients: string[];
+}
+
+/**
+ * Runs what an ingest set in motion, per job `{projectId, fired, resolved}`.
+ *
+ * Fired alerts (still firing when the job runs): each alert's current firing episode is
+ * claimed once (a retried or duplicate job finds it claimed and does nothing), then, reading
+ * the project's routes once, the first matching route wins and becomes `alert.route_id`
+ * (null: none). Per alert, in this order: an active silence records `silenced` and notifies
+ * nobody; an active maintenance window records `suppressed` `{reason: 'maintenance',
+ * maintenance_window_id}`; the winning route's cooldown in progress records `suppressed`
+ * `{reason: 'cooldown', route_id}`; otherwise the route notifies: its in-app target through
+ * the notification center (category alert_escalation, event alert_firing), the `notified`
+ * event `{route_id, target, recipients}`, `alert_firing` to its attached endpoints, and its
+ * cooldown starts. Silences and maintenance windows are timelined even for alerts no route
+ * takes; an alert no route takes records nothing else. Within one job, alerts are taken in
+ * the order given, so under a cooldown the first one notifies and the rest are suppressed.
+ *
+ * Resolved alerts: `alert_resolved` goes to the endpoints attached to the route that notified
+ * the current firing episode; a firing that notified nobody resolves silently.
+ *
+ * Delivery is at least once per firing episode: the claim commits only after the in-app
+ * notifications and endpoint deliveries are handed over, so a failure rolls the claim back
+ * and the job's retry sends again (a page is never lost; a crash at the wrong moment can
+ * repeat one). A job that finds the episode already claimed does nothing.
+ */
+@Injectable()
+export class AlertDispatchProcessor {
+  private readonly logger = new Logger('alert-dispatch');
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly repository: AlertDispatchRepository,
+    private readonly routes: AlertRoutesRepository,
+    private readonly events: AlertEventsRepository,
+    private readonly suppression: SuppressionService,
+    private readonly notifications: NotifyService,
+    private readonly fanout: EndpointFanout,
+    private readonly escalations: EscalationOpener,
+  ) {}
+
+  @OnJob(JobName.AlertDispatch)
+  async dispatch(job: JobPayloads[JobName.AlertDispatch]): Promise<void> {
+    if (job.fired.length > 0) await this.fire(job.projectId, job.fired);
+    if (job.resolved.length > 0) await this.resolve(job.projectId, job.resolved);
+  }
+
+  private async fire(projectId: string, alertIds: readonly string[]): Promise<void> {
+    const now = this.clock.now();
+    const organization = await this.repository.organizationOf(projectId);
+    if (!organization.organizationId) return;
+
+    const notifications = await this.repository.transaction(async (manager) => {
+      const claimed = await this.repository.claimFiring(manager, projectId, alertIds, now);
+      if (claimed.length === 0) return [];
+      const order = new Map(alertIds.map((id, index) => [id, index]));
+      claimed.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+
+      const router = new Router((await this.routes.list(projectId, manager)).map(routableOf));
+      const winners = new Map(claimed.map((alert) => [alert.id, router.route(alert)?.row ?? null]));
+      const suppressions = await this.suppression.evaluate(projectId, claimed, now);
+      const cooled = [...new Set([...winners.values()].filter((r) => r?.cooldown_seconds))];
+      const lastNotified = await this.repository.lockRoutes(
+        manager,
+        cooled.map((r) => r!.id),
+      );
+
+      const events: NewAlertEvent[] = [];
+      const settled: Parameters<AlertDispatchRepository['settle']>[1][number][] = [];
+      const notify: Notification[] = [];
+      const event = (alert: ClaimedAlert, kind: AlertEventKind, details: object) =>
+        events.push({ alertId: alert.id, projectId, kind, details: { ...details }, at: now });
+      for (const alert of claimed) {
+        const route = winners.get(alert.id) ?? null;
+        const suppression = suppressions.get(alert.id);
+        let outcome: DispatchOutcome;
+        if (suppression?.kind === 'silenced') {
+          event(alert, AlertEventKind.Silenced, { silence_id: suppression.silenceId });
+          outcome = 'silenced';
+        } else if (suppression?.kind === 'maintenance') {
+          event(alert, AlertEventKind.Suppressed, {
+            reason: 'maintenance',
+            maintenance_window_id: suppression.maintenanceWindowId,
+          });
+          outcome = 'suppressed';
+        } else if (route === null) {
+          outcome = 'unrouted';
+        } else if (
+          cooldownUntil(
+            {
+              cooldown_seconds: route.cooldown_seconds,
+              last_notified_at: lastNotified.has(route.id)
+                ? lastNotified.get(route.id)!
+                : route.last_notified_at,
+            },
+            now,
+          )
+        ) {
+          event(alert, AlertEventKind.Suppressed, { reason: 'cooldown', route_id: route.id });
+          outcome = 'suppressed';
+        } else {
+          const recipients = inAppRecipients(route, organization.members);
+          event(alert, AlertEventKind.Notified, notifiedDetails(route.id, route, recipients));
+          notify.push({ alert, route, recipients });
+          if (lastNotified.has(route.id)) lastNotified.set(route.id, now);
+          outcome = 'notified';
+        }
+        settled.push({
+          alertId: alert.id,
+          firedEventId: alert.fired_event_id,
+          routeId: route?.id ?? null,
+          outcome,
+        });
+      }
+      await this.repository.settle(manager, settled);
+      await this.events.record(events, manager);
+      await this.repository.markNotified(manager, [...new Set(notify.map((n) => n.route.id))], now);
+      // Inside the claim's transaction: if any hand-over fails, the claim is not committed.
+      await this.send(organization.organizationId, projectId, notify);
+      return notify;
+    });
+    if (notifications.length > 0)
+      this.logger.debug(`project ${projectId}: ${notifications.length} alert(s) notified`);
+  }
+
+  private async send(
+    organizationId: string,
+    projectId: string,
+    notifications: readonly Notification[],
+  ): Promise<void> {
+    for (const { alert, route, recipients } of notifications) {
+      if (recipients.length === 0) continue;
+      await this.notifications.notify(
+        this.alertFiring(organizationId, projectId, alert, route, recipients),
+      );
+    }
+    await this.fanout.fanOut(
+      projectId,
+      'alert_firing',
+      notifications
+        .filter((n) => n.route.notification_endpoint_ids.length > 0)
+        .map((n) => ({ alertId: n.alert.id, endpointIds: n.route.notification_endpoint_ids })),
+    );
+    const openings = notifications
+      .filter((n) => n.route.escalation_chain_id !== null)
+      .map((n) => ({
+        projectId,
+        alertId: n.alert.id,
+        routeId: n.route.id,
+        escalationChainId: n.route.escalation_chain_id!,
+      }));
+    if (openings.length > 0) await this.escalations.open(openings);
+  }
+
+  private async resolve(projectId: string, alertIds: readonly string[]): Promise<void> {
+    const deliveries = await this.repository.resolvedDeliveries(projectId, alertIds);
+    await this.fanout.fanOut(projectId, 'alert_resolved', deliveries);
+  }
+
+  private alertFiring(
+    organizationId: string,
+    projectId: string,
+    alert: ClaimedAlert,
+    route: AlertRouteRow,
+    recipients: string[],
+  ): Parameters<NotifyService['notify']>[0] {
+    const alertname = alert.labels.alertname ?? null;
+    const summary = alert.annotations.summary ?? null;
+    const title = `[${alert.severity.toUpperCase()}] ${alertname ?? alert.fingerprint}`;
+    const lines = [
+      title,
+      '',
+      ...(summary ? [summary, ''] : []),
+      `Severity: ${alert.severity}`,
+      `Fingerprint: ${alert.fingerprint}`,
+      `Route: ${route.name || route.id}`,
+      ...Object.entries(alert.labels)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, value]) => `  ${key}=${value}`),
+    ];
+    return {
+      category: 'alert_escalation',
+      eventType: 'alert_firing',
+      organizationId,
+      recipients,
+      payload: {
+        alert_id: alert.id,
+        fingerprint: alert.fingerprint,
+        alertname,
+        severity: alert.severity,
+        summary,
+        project_id: projectId,
+        route_id: route.id,
+      },
+      email: { subject: summary ? `${title}: ${summary}` : title, text: lines.join('\n') },
+      shortText: summary ? `${title}: ${summary}` : title,
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Clock } from '@platform/core';
+import { JobName, JobQueue, OnJob, QueueName } from '@platform/queue';
+import { RetentionRepository } from './retention.repository.js';
+
+/** Spec: timeline events and notification endpoint deliveries are kept 90 days. */
+export const ALERTING_RETENTION_DAYS = 90;
+export const PRUNE_BATCH_SIZE = 5000;
+export const ALERTS_PRUNE_SCHEDULER_ID = 'alerts-prune';
+/** Daily, at a quiet hour (UTC). */
+export const ALERTS_PRUNE_PATTERN = '30 3 * * *';
+
+/**
+ * The daily retention sweep: deletes webhook deliveries (with their attempts) and alert
+ * timeline events older than 90 days, in batches so no statement holds locks for long.
+ */
+@Injectable()
+export class AlertsPruneProcessor implements OnApplicationBootstrap {
+  private readonly logger = new Logger('alerts-prune');
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly retention: RetentionRepository,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.jobs
+      .queue(QueueName.Maintenance)
+      .upsertJobScheduler(
+        ALERTS_PRUNE_SCHEDULER_ID,
+        { pattern: ALERTS_PRUNE_PATTERN, tz: 'UTC' },
+        { name: JobName.AlertsPrune, data: {} },
+      );
+  }
+
+  @OnJob(JobName.AlertsPrune)
+  async prune(): Promise<{ deliveries: number; alertEvents: number }> {
+    const cutoff = new Date(this.clock.nowMs() - ALERTING_RETENTION_DAYS * 86_400_000);
+    const deliveries = await this.drain((batch) => this.retention.pruneDeliveries(cutoff, batch));
+    const alertEvents = await this.drain((batch) => this.retention.pruneAlertEvents(cutoff, batch));
+    this.logger.log(
+      `pruned ${deliveries} webhook deliveries and ${alertEvents} alert events before ${cutoff.toISOString()}`,
+    );
+    return { deliveries, alertEvents };
+  }
+
+  private async drain(step: (batch: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await step(PRUNE_BATCH_SIZE);
+      total += deleted;
+      if (deleted < PRUNE_BATCH_SIZE) return total;
+    }
+  }
+}

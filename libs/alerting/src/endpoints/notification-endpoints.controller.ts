@@ -1,0 +1,119 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { RequiresCapability } from '@platform/capabilities';
+import { IdParam, ListResult } from '@platform/core';
+import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import { CreateEndpointBody, UpdateEndpointBody } from './notification-endpoints.dto.js';
+import { NotificationEndpointsService } from './notification-endpoints.service.js';
+
+export const DELIVERIES_DEFAULT_LIMIT = 25;
+export const DELIVERIES_MAX_LIMIT = 200;
+
+/** Paging like the alert list: never a 422, out-of-range values are clamped. */
+export function deliveriesPaging(limit?: string, offset?: string) {
+  const parsedLimit = Number.parseInt(limit ?? '', 10);
+  const parsedOffset = Number.parseInt(offset ?? '', 10);
+  return {
+    limit: Number.isNaN(parsedLimit)
+      ? DELIVERIES_DEFAULT_LIMIT
+      : Math.min(DELIVERIES_MAX_LIMIT, Math.max(1, parsedLimit)),
+    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
+  };
+}
+
+const RESOURCE = 'notification_endpoints';
+
+/**
+ * Notification endpoints: webhook receivers that get the project's alert events as JSON
+ * POSTs signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`). Choices where the spec is silent:
+ * - fields: `name`, `url` (http or https, no credentials), `enabled` (default true), `events`
+ *   (a non-empty subset of alert_firing and alert_resolved; default both);
+ * - the signing secret (`whsec_<base64>`) appears only in the create and rotate_secret
+ *   answers; after a rotation the previous secret keeps signing alongside the new one for
+ *   24 hours, so receivers can switch over without rejecting deliveries;
+ * - `GET .../{id}/deliveries` pages like the alert list (limit default 25, clamped 1..200,
+ *   offset floored at 0), newest first, each delivery with every attempt;
+ * - `POST .../{id}/test` sends a signed `endpoint.test` ping (also to a disabled endpoint)
+ *   and answers 202 with the pending delivery;
+ * - the custom actions rotate_secret and test need manage on a token and the alerts delete
+ *   permission of a member; reads need alerts:read, writes alerts:create/update/delete.
+ */
+@ApiTags('alerting')
+@Controller('projects/:project_id/notification_endpoints')
+@RequiresCapability('alerts')
+export class NotificationEndpointsController {
+  constructor(private readonly endpoints: NotificationEndpointsService) {}
+
+  @Get()
+  @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.endpoints.list(principal.projectId!);
+  }
+
+  @Post()
+  @Authenticated({ scope: 'project', permission: 'alerts:create', scopeResource: RESOURCE })
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateEndpointBody) {
+    return this.endpoints.create(principal.projectId!, body);
+  }
+
+  @Get(':id')
+  @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
+  show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.endpoints.show(principal.projectId!, id);
+  }
+
+  @Patch(':id')
+  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: RESOURCE })
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id') id: string,
+    @Body() body: UpdateEndpointBody,
+  ) {
+    return this.endpoints.update(principal.projectId!, id, {
+      name: body.name,
+      url: body.url,
+      enabled: body.enabled,
+      events: body.events,
+    });
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
+  async remove(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    await this.endpoints.remove(principal.projectId!, id);
+  }
+
+  @Post(':id/rotate_secret')
+  @HttpCode(200)
+  @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
+  rotateSecret(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.endpoints.rotateSecret(principal.projectId!, id);
+  }
+
+  @Get(':id/deliveries')
+  @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
+  async deliveries(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id') id: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ) {
+    const paging = deliveriesPaging(limit, offset);
+    const page = await this.endpoints.deliveryPage(
+      principal.projectId!,
+      id,
+      paging.limit,
+      paging.offset,
+    );
+    return new ListResult(page.items, page.total);
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
+  sendTest(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.endpoints.sendTest(principal.projectId!, id);
+  }
+}

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { CapabilitiesModule } from '@platform/capabilities';
+import { EndpointFanout } from './endpoint-fanout.service.js';
+import { EndpointsRepository } from './endpoints.repository.js';
+import { NotificationEndpointsController } from './notification-endpoints.controller.js';
+import { NotificationEndpointsService } from './notification-endpoints.service.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { webhookDeliveryPolicyProvider } from './webhook-policy.js';
+
+/**
+ * Notification endpoints and their signed webhook deliveries. Exports what routing needs:
+ * `EndpointsRepository.findInProject` and `EndpointFanout.fanOut`.
+ */
+@Module({
+  imports: [CapabilitiesModule],
+  controllers: [NotificationEndpointsController],
+  providers: [
+    webhookDeliveryPolicyProvider,
+    EndpointsRepository,
+    WebhookDeliveriesRepository,
+    EndpointFanout,
+    NotificationEndpointsService,
+  ],
+  exports: [EndpointsRepository, EndpointFanout],
+})
+export class NotificationEndpointsModule {}

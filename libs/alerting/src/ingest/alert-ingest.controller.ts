@@ -1,0 +1,58 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { RequiresCapability } from '@platform/capabilities';
+import { MultiErrorEnvelope } from '@platform/core';
+import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import { AlertIngestService } from './alert-ingest.service.js';
+import { IngestTokensService } from './ingest-tokens.service.js';
+import { MintIngestTokenBody } from './ingest-tokens.dto.js';
+
+/**
+ * The Alertmanager webhook receiver. Credentials: an ingest token of this project (bearer or
+ * `X-Access-Token`), an API token with `alerts:write`, or a member with `alerts:create`.
+ * Errors use the ingest envelope (`errors: [{code, message, status}]` beside the general
+ * fields). Not audited.
+ */
+@ApiTags('alerts')
+@Controller('projects/:project_id')
+@RequiresCapability('alerts')
+export class AlertIngestController {
+  constructor(private readonly ingestion: AlertIngestService) {}
+
+  @Post('alerts')
+  @HttpCode(200)
+  @MultiErrorEnvelope()
+  @Authenticated({
+    scope: 'project',
+    permission: 'alerts:create',
+    scopeResource: 'alerts',
+    acceptsIngestToken: true,
+  })
+  @ApiBody({ description: 'Alertmanager webhook payload, version 4' })
+  ingest(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    return this.ingestion.ingest(principal.projectId!, body);
+  }
+}
+
+/**
+ * Minting ingest tokens is a custom action on the `alerts` resource at manage level: a static
+ * token needs `alerts:manage` or `alerts:*` (`alert_ingest_tokens:*` alone does not do), a
+ * member the alerts delete permission (org admins have it).
+ */
+@ApiTags('alerts')
+@Controller('projects/:project_id')
+@RequiresCapability('alerts')
+export class IngestTokensController {
+  constructor(private readonly ingestTokens: IngestTokensService) {}
+
+  @Post('alert_ingest_tokens')
+  @Authenticated({
+    scope: 'project',
+    permission: 'alerts:delete',
+    scopeResource: 'alerts',
+    scopeLevel: 'delete',
+  })
+  mint(@CurrentPrincipal() principal: Principal, @Body() body: MintIngestTokenBody) {
+    return this.ingestTokens.mint(principal, principal.projectId!, body?.name?.trim());
+  }
+}

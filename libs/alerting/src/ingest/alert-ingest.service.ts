@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Clock } from '@platform/core';
+import { JobName, JobQueue } from '@platform/queue';
+import type { JobsOptions } from 'bullmq';
+import { AlertingErrorCode, AlertingException } from '../alerting-exception.js';
+import { AlertIngestRepository } from './alert-ingest.repository.js';
+import {
+  type IngestAlertError,
+  parseAlerts,
+  payloadAlerts,
+  payloadStatus,
+} from './alertmanager-payload.js';
+
+/** Dispatch notifies people: retried with backoff when the worker fails mid-way. */
+export const DISPATCH_JOB_OPTIONS: Readonly<JobsOptions> = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+};
+
+export interface IngestResult {
+  processed: number;
+  errors: IngestAlertError[];
+}
+
+/**
+ * Alertmanager webhooks (payload version 4) into alerts:
+ *
+ * - the body needs a non-empty `alerts` array, else 422 `malformed_payload`; the top-level
+ *   fields are optional (each alert carries what is stored; `version` is not checked, so
+ *   compatible senders work) and the top-level `status` is the fallback of an alert without
+ *   one;
+ * - each alert is validated alone: a failure lands in `data.errors` as
+ *   `{index, fingerprint?, code, message}` while the others are processed; when none is
+ *   processed the answer is 502 listing every error;
+ * - alerts sharing a fingerprint within one payload: the last one wins, as if delivered
+ *   later; `processed` counts every valid alert of the payload, superseded ones included;
+ * - a missing `startsAt` means the receipt time; `endsAt` absent or the zero value
+ *   `0001-01-01T00:00:00Z` is stored as null, and so is any `endsAt` of a firing alert;
+ * - the whole payload is one set-based statement (see the repository), then one
+ *   `alerts.dispatch` job carries the alerts that began firing and those that resolved
+ *   (none when nothing changed). Routing and notification happen in the worker.
+ */
+@Injectable()
+export class AlertIngestService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly repository: AlertIngestRepository,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async ingest(projectId: string, body: unknown): Promise<IngestResult> {
+    const alerts = payloadAlerts(body);
+    if (!alerts) {
+      throw new AlertingException(
+        AlertingErrorCode.MalformedPayload,
+        'The payload needs a non-empty alerts array',
+        { retryable: false },
+      );
+    }
+    const { valid, errors, accepted } = parseAlerts(alerts, payloadStatus(body));
+    if (valid.length === 0) {
+      throw new AlertingException(
+        AlertingErrorCode.NothingProcessed,
+        `None of the ${alerts.length} alerts could be processed`,
+        {
+          retryable: false,
+          details: { processed: 0, errors },
+          errors: errors.map((error) => ({
+            code: error.code,
+            message: `alerts[${error.index}]: ${error.message}`,
+            status: 422,
+            index: error.index,
+            ...(error.fingerprint === undefined ? {} : { fingerprint: error.fingerprint }),
+          })),
+        },
+      );
+    }
+    const { fired, resolved } = await this.repository.ingest(
+      projectId,
+      valid,
+      this.clock.now(),
+      randomUUID(),
+    );
+    if (fired.length > 0 || resolved.length > 0) {
+      await this.jobs.enqueue(
+        JobName.AlertDispatch,
+        { projectId, fired, resolved },
+        DISPATCH_JOB_OPTIONS,
+      );
+    }
+    return { processed: accepted, errors };
+  }
+}

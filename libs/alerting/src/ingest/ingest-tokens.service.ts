@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@platform/core';
+import { organizationOf, type Principal, TokensService } from '@platform/identity';
+import { Document } from 'yaml';
+
+/** The only scope an ingest token carries. */
+export const INGEST_TOKEN_SCOPES = ['alerts:write'];
+export const DEFAULT_INGEST_TOKEN_NAME = 'Alertmanager ingest';
+export const INGEST_RECEIVER_NAME = 'platform-alerts';
+
+/**
+ * Ingest tokens: project-bound static tokens (`hq_ing_…`, kind `ingest`) carrying only
+ * `alerts:write`, good for the ingest endpoint of their project and nothing else. They are
+ * listed and revoked with the other tokens (`GET /tokens`, `DELETE /tokens/{id}`) and, like
+ * every token, act within their owner's current permissions.
+ */
+@Injectable()
+export class IngestTokensService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tokens: TokensService,
+  ) {}
+
+  async mint(principal: Principal, projectId: string, name = DEFAULT_INGEST_TOKEN_NAME) {
+    const minted = await this.tokens.mint(
+      principal,
+      organizationOf(principal),
+      { name, scopes: INGEST_TOKEN_SCOPES },
+      'ingest',
+      projectId,
+    );
+    return {
+      token_id: minted.token_id,
+      token: minted.token,
+      scopes: minted.scopes,
+      project_id: projectId,
+      webhook_config_snippet: this.snippet(projectId, minted.token),
+    };
+  }
+
+  ingestUrl(projectId: string): string {
+    return `${this.config.publicUrl.replace(/\/+$/, '')}/projects/${projectId}/alerts`;
+  }
+
+  /**
+   * A receiver to paste under `receivers:` of alertmanager.yml: the ingest URL, the token as
+   * bearer credentials, and resolved notifications on (the platform resolves alerts from them).
+   */
+  snippet(projectId: string, token: string): string {
+    const document = new Document({
+      receivers: [
+        {
+          name: INGEST_RECEIVER_NAME,
+          webhook_configs: [
+            {
+              url: this.ingestUrl(projectId),
+              send_resolved: true,
+              http_config: { authorization: { type: 'Bearer', credentials: token } },
+            },
+          ],
+        },
+      ],
+    });
+    document.commentBefore = ` Alertmanager receiver for project ${projectId}; route alerts to it with receiver: ${INGEST_RECEIVER_NAME}`;
+    return document.toString();
+  }
+}

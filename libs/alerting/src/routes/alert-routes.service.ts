@@ -1,0 +1,340 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '@platform/core';
+import type { EntityManager } from 'typeorm';
+import {
+  AlertingErrorCode,
+  AlertingException,
+  alertingNotFound,
+  alertingValidation,
+} from '../alerting-exception.js';
+import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
+import { type Matcher, matcherProblems } from '../matchers/matchers.js';
+import { isSeverity, SEVERITIES, type Severity } from '../severity.js';
+import { alertRouteView, cooldownUntil, routableOf } from './alert-route-view.js';
+import type {
+  CloneAlertRouteBody,
+  CreateAlertRouteBody,
+  PreviewAlertRouteBody,
+  UpdateAlertRouteBody,
+} from './alert-routes.dto.js';
+import { MAX_MATCHERS } from './alert-routes.dto.js';
+import {
+  type AlertRouteFields,
+  type AlertRouteRow,
+  AlertRoutesRepository,
+} from './alert-routes.repository.js';
+import { Router } from './routing.js';
+
+type FieldProblem = { field: string; messages: string[] };
+type RouteBody = CreateAlertRouteBody | UpdateAlertRouteBody;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const TARGET_FIELDS = [
+  'in_app_target_type',
+  'in_app_target_roster_id',
+  'in_app_target_member_id',
+  'in_app_target_role',
+] as const;
+
+/**
+ * `min_severity_for_notification`: null, "", or "any" in any case mean any severity (stored
+ * null); severities are accepted in any case and stored lower-case; anything else is refused.
+ */
+export function parseMinSeverity(value: string | null):
+  | { ok: true; value: Severity | null }
+  | {
+      ok: false;
+    } {
+  if (value === null) return { ok: true, value: null };
+  const normalized = value.trim().toLowerCase();
+  if (normalized === '' || normalized === 'any') return { ok: true, value: null };
+  return isSeverity(normalized) ? { ok: true, value: normalized } : { ok: false };
+}
+
+/**
+ * Alert routes. Rules beyond the spec's table, as built:
+ * - `priority` is any 32-bit integer; equal priorities are allowed and evaluate the older route
+ *   first (then by id), which is also the list order. `name` is optional (default ""), at most
+ *   200 characters; a route holds at most 50 matchers and 100 endpoint ids per request.
+ * - Target ids that do not belong to the chosen `in_app_target_type` are ignored and stored
+ *   null, so changing the type clears the other target fields. Targets are checked whenever a
+ *   request sends any target field (and on create); an account that left the organization
+ *   stays on the route until then, and is skipped when notifying.
+ * - `notification_endpoint_ids` keeps only ids of this project's endpoints, silently; strings
+ *   that are not ids are dropped the same way.
+ * - A route must do something (in-app target other than none, a chain, or an enabled attached
+ *   endpoint), checked on the merged state of every create, update and clone: 422
+ *   `route_does_nothing`.
+ * - Clone copies every field and the attached endpoints, named "<name> (copy)", with the
+ *   priority after the project's last route (both overridable in the body), and never a
+ *   cooldown in progress. An identical copy placed after its original cannot change where any
+ *   alert goes until it is edited.
+ * - Preview evaluates `{labels, severity?}` (severity defaults to the severity label) against
+ *   the stored routes, without side effects, and explains each route's outcome.
+ */
+@Injectable()
+export class AlertRoutesService {
+  constructor(
+    private readonly clock: Clock,
+    private readonly routes: AlertRoutesRepository,
+    private readonly endpoints: EndpointsRepository,
+  ) {}
+
+  async list(projectId: string) {
+    return (await this.routes.list(projectId)).map(alertRouteView);
+  }
+
+  async show(projectId: string, id: string) {
+    const row = await this.routes.find(projectId, id);
+    if (!row) throw alertingNotFound('Alert route');
+    return alertRouteView(row);
+  }
+
+  create(projectId: string, body: CreateAlertRouteBody) {
+    return this.routes.transaction(async (manager) => {
+      const { fields, endpointIds } = await this.merge(manager, projectId, null, body);
+      const id = await this.routes.insert(manager, projectId, fields, this.clock.now());
+      await this.routes.replaceEndpoints(manager, id, endpointIds ?? []);
+      return alertRouteView((await this.routes.find(projectId, id, manager))!);
+    });
+  }
+
+  update(projectId: string, id: string, body: UpdateAlertRouteBody) {
+    return this.routes.transaction(async (manager) => {
+      const current = await this.routes.lock(manager, projectId, id);
+      if (!current) throw alertingNotFound('Alert route');
+      const { fields, endpointIds } = await this.merge(manager, projectId, current, body);
+      await this.routes.update(manager, id, fields, this.clock.now());
+      if (endpointIds !== undefined) await this.routes.replaceEndpoints(manager, id, endpointIds);
+      return alertRouteView((await this.routes.find(projectId, id, manager))!);
+    });
+  }
+
+  async delete(projectId: string, id: string): Promise<void> {
+    if (!(await this.routes.delete(projectId, id))) throw alertingNotFound('Alert route');
+  }
+
+  clone(projectId: string, id: string, body: CloneAlertRouteBody) {
+    return this.routes.transaction(async (manager) => {
+      const source = await this.routes.find(projectId, id, manager);
+      if (!source) throw alertingNotFound('Alert route');
+      const endpoints = await this.endpointsOf(projectId, source.notification_endpoint_ids);
+      const fields: AlertRouteFields = {
+        ...pickFields(source),
+        name: body.name ?? `${source.name} (copy)`.trim(),
+        priority: body.priority ?? (await this.routes.nextPriority(manager, projectId)),
+      };
+      assertDoesSomething(fields, endpoints);
+      const copyId = await this.routes.insert(manager, projectId, fields, this.clock.now());
+      await this.routes.replaceEndpoints(
+        manager,
+        copyId,
+        endpoints.map((e) => e.id),
+      );
+      return alertRouteView((await this.routes.find(projectId, copyId, manager))!);
+    });
+  }
+
+  async preview(projectId: string, body: PreviewAlertRouteBody) {
+    const problems: FieldProblem[] = [];
+    const labels: Record<string, string> = {};
+    for (const [key, value] of Object.entries(body.labels ?? {})) {
+      if (typeof value === 'string') labels[key] = value;
+      else problems.push({ field: `labels.${key}`, messages: ['label values must be strings'] });
+    }
+    const severity = body.severity ?? (isSeverity(labels.severity) ? labels.severity : null);
+    if (severity === null && problems.length === 0)
+      problems.push({
+        field: 'severity',
+        messages: [`severity must be one of ${SEVERITIES.join(', ')} (or given as a label)`],
+      });
+    if (problems.length > 0 || severity === null) throw alertingValidation(problems);
+
+    const rows = await this.routes.list(projectId);
+    const evaluations = new Router(rows.map(routableOf)).explain({ labels, severity });
+    const winner = evaluations.find((e) => e.outcome === 'matched')?.route.row ?? null;
+    return {
+      labels,
+      severity,
+      route: winner ? alertRouteView(winner) : null,
+      cooldown_until: winner ? cooldownUntil(winner, this.clock.now()) : null,
+      evaluations: evaluations.map((e) => ({
+        route_id: e.route.id,
+        name: e.route.row.name,
+        priority: e.route.priority,
+        enabled: e.route.enabled,
+        outcome: e.outcome,
+        failed_matchers: e.failedMatchers,
+      })),
+    };
+  }
+
+  /**
+   * The route's state after applying `body` to `current` (null on create), validated: 422
+   * `validation_failed` naming every bad field, then `route_does_nothing`. `endpointIds` is
+   * undefined when the attached set stays as it is.
+   */
+  private async merge(
+    manager: EntityManager,
+    projectId: string,
+    current: AlertRouteRow | null,
+    body: RouteBody,
+  ): Promise<{ fields: AlertRouteFields; endpointIds: string[] | undefined }> {
+    const problems: FieldProblem[] = [];
+    const given = <K extends keyof RouteBody>(key: K) => body[key] !== undefined;
+
+    let matchers: Matcher[] = current?.matchers ?? [];
+    if (given('matchers')) {
+      const found = matcherProblems(body.matchers);
+      problems.push(...found);
+      if (Array.isArray(body.matchers)) {
+        if (body.matchers.length > MAX_MATCHERS)
+          problems.push({
+            field: 'matchers',
+            messages: [`matchers must contain no more than ${MAX_MATCHERS} elements`],
+          });
+        if (found.length === 0)
+          matchers = (body.matchers as Matcher[]).map(({ label, op, value }) => ({
+            label,
+            op,
+            value,
+          }));
+      } else if (body.matchers === null) matchers = [];
+    }
+
+    let minSeverity = current?.min_severity_for_notification ?? null;
+    if (given('min_severity_for_notification')) {
+      const parsed = parseMinSeverity(body.min_severity_for_notification ?? null);
+      if (parsed.ok) minSeverity = parsed.value;
+      else
+        problems.push({
+          field: 'min_severity_for_notification',
+          messages: [
+            `min_severity_for_notification must be one of ${SEVERITIES.join(', ')}, any, "" or null`,
+          ],
+        });
+    }
+
+    const type = body.in_app_target_type ?? current?.in_app_target_type ?? 'org_admins';
+    const pick = <K extends (typeof TARGET_FIELDS)[number]>(key: K) =>
+      (given(key) ? body[key] : current?.[key]) ?? null;
+    const rosterId = type === 'roster' ? pick('in_app_target_roster_id') : null;
+    const memberId = type === 'member' ? pick('in_app_target_member_id') : null;
+    const role = type === 'role' ? pick('in_app_target_role') : null;
+    if (current === null || TARGET_FIELDS.some(given)) {
+      if (type === 'roster') {
+        if (rosterId === null) problems.push(requiredFor('in_app_target_roster_id', type));
+        else if (!(await this.routes.rosterInProject(manager, projectId, rosterId)))
+          problems.push({
+            field: 'in_app_target_roster_id',
+            messages: ['in_app_target_roster_id must be an on-call roster of this project'],
+          });
+      }
+      if (type === 'member') {
+        if (memberId === null) problems.push(requiredFor('in_app_target_member_id', type));
+        else if (!(await this.routes.memberOfProject(manager, projectId, memberId)))
+          problems.push({
+            field: 'in_app_target_member_id',
+            messages: [
+              "in_app_target_member_id must be an account holding a membership in the project's organization",
+            ],
+          });
+      }
+      if (type === 'role' && role === null) problems.push(requiredFor('in_app_target_role', type));
+    }
+
+    let chainId = current?.escalation_chain_id ?? null;
+    if (given('escalation_chain_id')) {
+      chainId = body.escalation_chain_id ?? null;
+      if (chainId !== null && !(await this.routes.chainInProject(manager, projectId, chainId)))
+        problems.push({
+          field: 'escalation_chain_id',
+          messages: ['escalation_chain_id must be an escalation chain of this project'],
+        });
+    }
+
+    if (problems.length > 0) throw alertingValidation(problems);
+
+    let endpointIds: string[] | undefined;
+    let endpoints: Array<{ id: string; enabled: boolean }>;
+    if (given('notification_endpoint_ids')) {
+      const wanted = (body.notification_endpoint_ids ?? []).filter((id) => UUID.test(id));
+      endpoints = await this.endpointsOf(projectId, [
+        ...new Set(wanted.map((id) => id.toLowerCase())),
+      ]);
+      endpointIds = endpoints.map((e) => e.id);
+    } else {
+      endpoints = await this.endpointsOf(projectId, current?.notification_endpoint_ids ?? []);
+    }
+
+    const fields: AlertRouteFields = {
+      name: given('name') ? (body.name ?? '') : (current?.name ?? ''),
+      priority: body.priority ?? current!.priority,
+      matchers,
+      escalation_chain_id: chainId,
+      in_app_target_type: type,
+      in_app_target_roster_id: rosterId,
+      in_app_target_member_id: memberId,
+      in_app_target_role: role,
+      min_severity_for_notification: minSeverity,
+      cooldown_seconds: given('cooldown_seconds')
+        ? (body.cooldown_seconds ?? null)
+        : (current?.cooldown_seconds ?? null),
+      enabled: body.enabled ?? current?.enabled ?? true,
+    };
+    assertDoesSomething(fields, endpoints);
+    return { fields, endpointIds };
+  }
+
+  private async endpointsOf(
+    projectId: string,
+    ids: readonly string[],
+  ): Promise<Array<{ id: string; enabled: boolean }>> {
+    return ids.length === 0 ? [] : this.endpoints.findInProject(projectId, ids);
+  }
+}
+
+function requiredFor(field: string, type: string): FieldProblem {
+  return { field, messages: [`${field} is required when in_app_target_type is ${type}`] };
+}
+
+function pickFields(row: AlertRouteRow): AlertRouteFields {
+  return {
+    name: row.name,
+    priority: row.priority,
+    matchers: row.matchers,
+    escalation_chain_id: row.escalation_chain_id,
+    in_app_target_type: row.in_app_target_type,
+    in_app_target_roster_id: row.in_app_target_roster_id,
+    in_app_target_member_id: row.in_app_target_member_id,
+    in_app_target_role: row.in_app_target_role,
+    min_severity_for_notification: row.min_severity_for_notification,
+    cooldown_seconds: row.cooldown_seconds,
+    enabled: row.enabled,
+  };
+}
+
+function assertDoesSomething(
+  fields: AlertRouteFields,
+  endpoints: ReadonlyArray<{ enabled: boolean }>,
+): void {
+  const enabledEndpoints = endpoints.filter((e) => e.enabled).length;
+  if (
+    fields.in_app_target_type !== 'none' ||
+    fields.escalation_chain_id !== null ||
+    enabledEndpoints > 0
+  )
+    return;
+  throw new AlertingException(
+    AlertingErrorCode.RouteDoesNothing,
+    'A route must do something: choose an in-app target other than none, an escalation chain, or attach at least one enabled notification endpoint',
+    {
+      details: {
+        in_app_target_type: fields.in_app_target_type,
+        escalation_chain_id: fields.escalation_chain_id,
+        enabled_notification_endpoints: enabledEndpoints,
+      },
+    },
+  );
+}

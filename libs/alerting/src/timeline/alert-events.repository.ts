@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** Kinds of timeline events. Values are stored: never rename one, only add. */
+export enum AlertEventKind {
+  Fired = 'fired',
+  Refired = 'refired',
+  Notified = 'notified',
+  Resolved = 'resolved',
+  Suppressed = 'suppressed',
+  Silenced = 'silenced',
+  Acknowledged = 'acknowledged',
+  Unacknowledged = 'unacknowledged',
+}
+
+export interface NewAlertEvent {
+  alertId: string;
+  projectId: string;
+  kind: AlertEventKind;
+  details?: Record<string, unknown>;
+  at: Date;
+}
+
+/** The alert timeline: written as things happen, many events in one statement. */
+@Injectable()
+export class AlertEventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async record(events: readonly NewAlertEvent[], manager?: EntityManager): Promise<void> {
+    if (events.length === 0) return;
+    await (manager ?? this.dataSource).query(
+      `INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::timestamptz[])`,
+      [
+        events.map((e) => e.alertId),
+        events.map((e) => e.projectId),
+        events.map((e) => e.kind),
+        events.map((e) => JSON.stringify(e.details ?? {})),
+        events.map((e) => e.at),
+      ],
+    );
+  }
+}
