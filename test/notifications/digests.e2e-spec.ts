@@ -173,12 +173,20 @@ describe('digests and held e-mail', () => {
     const digests = mailsTo(eli).filter((m) => m.subject.includes('digest'));
     expect(digests).toHaveLength(2);
     expect(digests.every((m) => m.text.includes('Crash-proof invoice'))).toBe(true);
-    const [row] = (await t
-      .get(DataSource)
-      .query('SELECT sent_at FROM pending_email WHERE account_id = $1', [eli.accountId])) as Array<{
-      sent_at: Date | null;
-    }>;
-    expect(row.sent_at).not.toBeNull();
+    // The mark commits just after the send it records: wait for it rather than race it.
+    const sentAt = async () =>
+      (
+        (await t
+          .get(DataSource)
+          .query('SELECT sent_at FROM pending_email WHERE account_id = $1', [
+            eli.accountId,
+          ])) as Array<{ sent_at: Date | null }>
+      )[0].sent_at;
+    while ((await sentAt()) === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await sentAt()).not.toBeNull();
+    expect(mailsTo(eli).filter((m) => m.subject.includes('digest'))).toHaveLength(2);
   });
 
   it("does not let one account's failing SMTP delivery delay the others", async () => {
