@@ -1,7 +1,7 @@
 import type { Severity } from '../severity.js';
 
-/** An alert row joined with its acknowledgement summary (see `ALERT_VIEW_SELECT`). */
-export interface AlertViewRow {
+/** The columns of an alert as stored, shown as they are. */
+interface AlertColumns {
   id: string;
   project_id: string;
   fingerprint: string;
@@ -15,6 +15,10 @@ export interface AlertViewRow {
   last_received_at: Date;
   created_at: Date;
   updated_at: Date;
+}
+
+/** An alert row joined with its acknowledgement summary (see `ALERT_VIEW_SELECT`). */
+export interface AlertViewRow extends AlertColumns {
   acknowledgement_count: number;
   acknowledged_at: Date | null;
   first_ack_account_id: string | null;
@@ -25,20 +29,7 @@ export interface AlertViewRow {
 /** The earliest acknowledger: an account by id and name, or an external contact by label. */
 export type Acknowledger = { id: string; name: string } | { label: string };
 
-export interface AlertView {
-  id: string;
-  project_id: string;
-  fingerprint: string;
-  status: 'firing' | 'resolved';
-  severity: Severity;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  starts_at: Date;
-  ends_at: Date | null;
-  generator_url: string;
-  last_received_at: Date;
-  created_at: Date;
-  updated_at: Date;
+export interface AlertView extends AlertColumns {
   acknowledged: boolean;
   acknowledged_at: Date | null;
   acknowledged_by: Acknowledger | null;
