@@ -127,6 +127,34 @@ describe('notification center', () => {
       if (first !== null) expect(res.body.data[0].payload.n).toBe(first);
     });
 
+    it('caps the limit at 100 when more than 100 exist', async () => {
+      const many = await createAccount(t, sink, 'many@center.example');
+      await t.get(DataSource).query(
+        `INSERT INTO notification (account_id, organization_id, category_key, event_type, payload, created_at)
+         SELECT $1, $2, 'feature_request', 'approved', jsonb_build_object('n', n),
+                $3::timestamptz + make_interval(secs => n)
+           FROM generate_series(0, 104) AS n`,
+        [many.accountId, many.organizationId, t.clock.now().toISOString()],
+      );
+      const res = await t
+        .request()
+        .get('/notifications?limit=1000')
+        .set(bearer(many.jwt))
+        .expect(200);
+      expect(res.body.metadata).toMatchObject({ count: 100, total: 105 });
+      const payloads = (res.body.data as Array<{ payload: { n: number } }>).map((n) => n.payload.n);
+      expect(payloads).toEqual([...Array(100).keys()].map((i) => 104 - i));
+      const rest = await t
+        .request()
+        .get('/notifications?limit=1000&offset=100')
+        .set(bearer(many.jwt))
+        .expect(200);
+      expect(rest.body.metadata).toMatchObject({ count: 5, total: 105 });
+      expect(rest.body.data.map((n: { payload: { n: number } }) => n.payload.n)).toEqual([
+        4, 3, 2, 1, 0,
+      ]);
+    });
+
     it('filters by unread', async () => {
       const all = await t
         .request()

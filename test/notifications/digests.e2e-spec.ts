@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
-import { JobQueue, QueueName } from '@platform/queue';
+import { JobName, JobQueue, QueueName } from '@platform/queue';
 import { DigestProcessor, DigestRepository } from '@platform/notifications';
 import type { ReceivedMail } from '@platform/testing';
 import { DataSource } from 'typeorm';
@@ -26,12 +26,16 @@ class CrashAfterSendDigestRepository extends DigestRepository {
   }
 }
 
+/** Not the default (900), so the scheduler is seen to follow DIGEST_FLUSH_INTERVAL_SECONDS. */
+const FLUSH_INTERVAL_SECONDS = 1800;
+
 describe('digests and held e-mail', () => {
   let t: MailingTestApp;
   let n = 0;
 
   beforeAll(async () => {
     t = await createMailingApiTestApp({
+      config: { digestFlushIntervalSeconds: FLUSH_INTERVAL_SECONDS },
       override: (builder) =>
         builder.overrideProvider(DigestRepository).useClass(CrashAfterSendDigestRepository),
     });
@@ -76,6 +80,47 @@ describe('digests and held e-mail', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
+
+  it('schedules the sweep as a repeating job every DIGEST_FLUSH_INTERVAL_SECONDS', async () => {
+    const queue = t.get(JobQueue).queue(QueueName.Digests);
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers).toEqual([
+      expect.objectContaining({
+        key: 'digest-sweep',
+        name: JobName.DigestSweep,
+        every: FLUSH_INTERVAL_SECONDS * 1000,
+      }),
+    ]);
+  });
+
+  it('enqueues one flush job per due account with retries and backoff', async () => {
+    t.clock.set('2026-11-20T10:05:00Z');
+    const fay = await account({ email_mode: 'hourly_digest' });
+    await hold(fay, 'Retried invoice');
+    const queue = t.get(JobQueue).queue(QueueName.Digests);
+    await queue.pause();
+    try {
+      await t.get(DigestProcessor).sweep();
+      const jobs = (await queue.getJobs(['waiting', 'prioritized'])).filter(
+        (job) => (job.data as { accountId?: string }).accountId === fay.accountId,
+      );
+      const slot = Math.floor(t.clock.now().getTime() / (FLUSH_INTERVAL_SECONDS * 1000));
+      expect(jobs.map((job) => [job.name, job.id])).toEqual([
+        [JobName.DigestFlush, `digest-${fay.accountId}-${slot}`],
+      ]);
+      expect(jobs[0].opts).toMatchObject({
+        attempts: 6,
+        backoff: { type: 'exponential', delay: 5000 },
+        removeOnComplete: true,
+      });
+    } finally {
+      await queue.resume();
+    }
+    await t.sink.waitFor(
+      (m) => m.to.includes(fay.login) && m.text.includes('Retried invoice'),
+      5000,
+    );
+  });
 
   it('sends an hourly digest at most once per clock hour, with every held e-mail', async () => {
     t.clock.set('2026-11-23T10:05:00Z');

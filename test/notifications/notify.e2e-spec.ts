@@ -210,6 +210,11 @@ describe('notify()', () => {
       "SELECT channel, status FROM notification_delivery d JOIN notification n ON n.id = d.notification_id WHERE n.event_type = 'new_login' ORDER BY channel",
     )) as Array<{ channel: string; status: string }>;
     expect(deliveries.map((d) => d.channel)).toEqual(['email', 'sms']);
+    expect(
+      await db.query(
+        "SELECT channel, status, reason FROM notification_delivery d JOIN notification n ON n.id = d.notification_id WHERE n.event_type = 'while_away'",
+      ),
+    ).toEqual([{ channel: 'sms', status: 'skipped', reason: 'absent' }]);
   });
 
   it('e-mails every recipient of one notification', async () => {

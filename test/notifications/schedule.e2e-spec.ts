@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { bearer, createAccount, type TestAccount } from '../support/identity.js';
 
@@ -31,6 +32,14 @@ describe('notification schedule', () => {
     const body = await get();
     expect(body.metadata.organization_id).toBeNull();
     expect(body.data).toEqual(DEFAULT);
+    await get();
+    expect(
+      await t
+        .get(DataSource)
+        .query('SELECT account_id FROM notification_schedule WHERE account_id = $1', [
+          ada.accountId,
+        ]),
+    ).toEqual([]);
   });
 
   it('upserts the sent fields and keeps the others', async () => {

@@ -247,7 +247,19 @@ describe('notification preferences, absences and broadcasts', () => {
         .set(bearer(ada.jwt))
         .expect(200)
         .expect((r) => expect(r.body.data).toEqual({ ok: true }));
-      await t.request().post(`/broadcasts/${ids[10]}/dismiss`).set(bearer(ada.jwt)).expect(200);
+      await t
+        .request()
+        .post(`/broadcasts/${ids[10]}/dismiss`)
+        .set(bearer(ada.jwt))
+        .expect(200)
+        .expect((r) => expect(r.body.data).toEqual({ ok: true }));
+      expect(
+        await t
+          .get(DataSource)
+          .query('SELECT broadcast_id FROM broadcast_dismissal WHERE account_id = $1', [
+            ada.accountId,
+          ]),
+      ).toEqual([{ broadcast_id: ids[10] }]);
       const after = await t.request().get('/broadcasts/active').set(bearer(ada.jwt)).expect(200);
       expect(after.body.data.map((b: { title: string }) => b.title)).toEqual(
         [...Array(10).keys()].map((i) => `Maintenance ${9 - i}`),
@@ -261,8 +273,35 @@ describe('notification preferences, absences and broadcasts', () => {
         .request()
         .post('/broadcasts/00000000-0000-4000-8000-000000000000/dismiss')
         .set(bearer(ada.jwt))
-        .expect(200);
-      await t.request().post('/broadcasts/whatever/dismiss').set(bearer(ada.jwt)).expect(200);
+        .expect(200)
+        .expect((r) => expect(r.body.data).toEqual({ ok: true }));
+      await t
+        .request()
+        .post('/broadcasts/whatever/dismiss')
+        .set(bearer(ada.jwt))
+        .expect(200)
+        .expect((r) => expect(r.body.data).toEqual({ ok: true }));
+      const [{ count }] = (await t.get(DataSource).query(
+        `SELECT count(*)::int AS count FROM broadcast_dismissal
+            WHERE broadcast_id = '00000000-0000-4000-8000-000000000000'`,
+      )) as Array<{ count: number }>;
+      expect(count).toBe(0);
+    });
+
+    it('does not show a banner before its publication time', async () => {
+      const db = t.get(DataSource);
+      await db.query('TRUNCATE broadcast CASCADE');
+      const [{ id }] = (await db.query(
+        `INSERT INTO broadcast (title, body, severity, banner, published_at)
+         VALUES ('Upcoming', 'Soon', 'notice', true, $1) RETURNING id`,
+        [new Date(t.clock.now().getTime() + 60 * 60 * 1000).toISOString()],
+      )) as Array<{ id: string }>;
+      const before = await t.request().get('/broadcasts/active').set(bearer(ada.jwt)).expect(200);
+      expect(before.body.data).toEqual([]);
+
+      t.clock.advance({ hours: 1 });
+      const after = await t.request().get('/broadcasts/active').set(bearer(ada.jwt)).expect(200);
+      expect(after.body.data.map((b: { id: string }) => b.id)).toEqual([id]);
     });
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { NotificationPush } from '@platform/notifications';
+import { NotificationPush, NotifyService } from '@platform/notifications';
 import type * as ActionCableModule from '@rails/actioncable';
 import { WebSocket } from 'ws';
 import type { TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
+import { bearer } from '../support/identity.js';
 import { cableUrl, verifiedAccount } from './cable-socket.js';
 
 type ActionCable = typeof ActionCableModule;
@@ -88,6 +89,40 @@ describe('the stock @rails/actioncable client', () => {
     await t.get(NotificationPush).publish(ada.accountId, push);
     expect((await recorder.waitFor('received')).data).toEqual(push);
     expect(recorder.events.map((event) => event.kind)).toEqual(['connected', 'received']);
+  });
+
+  it('receives a notification created through NotifyService, with the unread count', async () => {
+    const cable = consumer(ada.jwt);
+    const recorder = new Recorder();
+    cable.subscriptions.create({ channel: 'NotificationsChannel' }, recorder.mixin);
+    await recorder.waitFor('connected');
+
+    const [outcome] = await t.get(NotifyService).notify({
+      category: 'billing',
+      eventType: 'invoice_issued',
+      organizationId: null,
+      recipients: [ada.accountId],
+      payload: { invoice: 'INV-7' },
+    });
+    expect(outcome.notificationId).toEqual(expect.any(String));
+
+    const received = (await recorder.waitFor('received')).data as {
+      event: string;
+      notification: Record<string, unknown>;
+      unread_count: number;
+    };
+    const { body } = await t.request().get('/notifications/unread_count').set(bearer(ada.jwt));
+    expect(received).toEqual({
+      event: 'created',
+      notification: expect.objectContaining({
+        id: outcome.notificationId,
+        category: 'billing',
+        event_type: 'invoice_issued',
+        payload: { invoice: 'INV-7' },
+      }),
+      unread_count: 1,
+    });
+    expect(body.data).toEqual({ unread_count: 1 });
   });
 
   it('is rejected for another channel', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { NotificationPush } from '@platform/notifications';
+import { NotificationPush, NotifyService } from '@platform/notifications';
 import type { TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
+import { bearer } from '../support/identity.js';
 import {
   CableSocket,
   cableUrl,
@@ -77,6 +78,48 @@ describe('pushes across API replicas', () => {
 
     await b!.get(NotificationPush).publish(ada.accountId, { event: 'all_read', unread_count: 0 });
     await onA.waitFor(isPush('all_read'));
+  });
+
+  it('delivers a notification created through replica A to a socket held on replica B', async () => {
+    const onB = await subscribed(b!, grace.jwt);
+    const onA = await subscribed(a, grace.jwt);
+    const adaOnB = await subscribed(b!, ada.jwt);
+
+    const [outcome] = await a.get(NotifyService).notify({
+      category: 'billing',
+      eventType: 'invoice_issued',
+      organizationId: null,
+      recipients: [grace.accountId],
+      payload: { invoice: 'INV-42' },
+    });
+    expect(outcome.notificationId).toEqual(expect.any(String));
+
+    const created = await onB.waitFor(isPush('created'));
+    expect(created).toEqual({
+      identifier: NOTIFICATIONS_IDENTIFIER,
+      message: {
+        event: 'created',
+        notification: expect.objectContaining({
+          id: outcome.notificationId,
+          category: 'billing',
+          event_type: 'invoice_issued',
+        }),
+        unread_count: 1,
+      },
+    });
+    expect(await adaOnB.settle(isPush('created'))).toEqual([]);
+
+    // Reading it through replica B's HTTP API reaches the socket on replica A.
+    await b!
+      .request()
+      .patch(`/notifications/${outcome.notificationId}/read`)
+      .set(bearer(grace.jwt))
+      .expect(200);
+    expect((await onA.waitFor(isPush('read'))).message).toEqual({
+      event: 'read',
+      notification: { id: outcome.notificationId, read_at: expect.any(String) },
+      unread_count: 0,
+    });
   });
 
   it('tells its clients to reconnect elsewhere when a replica shuts down', async () => {

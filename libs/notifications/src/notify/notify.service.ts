@@ -144,7 +144,23 @@ export class NotifyService {
         });
       }
       for (const channel of ['phone', 'sms'] as const) {
-        if (decision[channel] !== 'send' || !account.phone_number) continue;
+        if (decision[channel] !== 'send') {
+          // An opt-in that was not honoured is an outcome the account owner may ask about;
+          // channels never opted into stay silent so every notify() does not write rows.
+          if (preferences.get(account.id)?.[channel] === true) {
+            records.push({
+              notificationId,
+              accountId: account.id,
+              channel,
+              status: 'skipped',
+              reason: decision.reasons.includes('phone_not_verified')
+                ? 'phone_not_verified'
+                : 'absent',
+            });
+          }
+          continue;
+        }
+        if (!account.phone_number) continue;
         phoneSends.push({ channel, to: account.phone_number, index: records.length });
         records.push({
           notificationId,
