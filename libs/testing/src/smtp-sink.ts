@@ -24,6 +24,21 @@ export class SmtpSink {
   /** Recipients the server refuses with a permanent 550, as a broken mailbox would. */
   readonly refusedRecipients = new Set<string>();
 
+  /**
+   * While true, a message is recorded as soon as it arrives but the server keeps its reply
+   * to DATA back, so the client cannot know it was delivered (see `releaseReplies`).
+   */
+  holdReplies = false;
+  private heldReplies: Array<() => void> = [];
+
+  /** Answers every held message and stops holding. */
+  releaseReplies(): void {
+    this.holdReplies = false;
+    const held = this.heldReplies;
+    this.heldReplies = [];
+    for (const reply of held) reply();
+  }
+
   private constructor(private readonly server: SMTPServer) {}
 
   static async start(): Promise<SmtpSink> {
@@ -53,7 +68,8 @@ export class SmtpSink {
               html: typeof parsed.html === 'string' ? parsed.html : null,
               headers: parsed.headers,
             });
-            callback();
+            if (sink!.holdReplies) sink!.heldReplies.push(() => callback());
+            else callback();
           })
           .catch((error: Error) => callback(error));
       },
