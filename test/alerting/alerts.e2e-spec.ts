@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, createProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,
@@ -126,14 +126,7 @@ describe('alerts: list, show, acknowledgement, timeline', () => {
     siblingProjectId = await alertsProject(t, owner, 'staging');
     bulkProjectId = await alertsProject(t, owner, 'bulk');
     strangerProjectId = await alertsProject(t, stranger, 'theirs');
-    ungrantedProjectId = (
-      await t
-        .request()
-        .post(`/organizations/${owner.organizationId}/projects`)
-        .set(bearer(owner.jwt))
-        .send({ name: 'no-alerts' })
-        .expect(201)
-    ).body.data.id;
+    ungrantedProjectId = await createProject(t, owner, 'no-alerts');
     base = new Date(t.clock.now().getTime() - 24 * 3_600_000);
   });
 

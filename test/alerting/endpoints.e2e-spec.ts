@@ -3,7 +3,7 @@ import { EndpointsRepository } from '@platform/alerting';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, createProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,
@@ -55,13 +55,7 @@ describe('notification endpoints: CRUD, validation and access', () => {
     stranger = await createAccount(t, t.sink, 'stranger@elsewhere.example');
     projectId = await alertsProject(t, owner);
     otherProjectId = await alertsProject(t, owner, 'staging');
-    const bare = await t
-      .request()
-      .post(`/organizations/${owner.organizationId}/projects`)
-      .set(bearer(owner.jwt))
-      .send({ name: 'no alerts here' })
-      .expect(201);
-    bareProjectId = bare.body.data.id as string;
+    bareProjectId = await createProject(t, owner, 'no alerts here');
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, createProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,
@@ -52,13 +52,7 @@ describe('alert ingest tokens', () => {
     viewer = await addMember(t, t.sink, admin, 'viewer@example.com', 'viewer');
     projectId = await alertsProject(t, admin, 'production');
     otherProjectId = await alertsProject(t, admin, 'staging');
-    const plain = await t
-      .request()
-      .post(`/organizations/${admin.organizationId}/projects`)
-      .set(bearer(admin.jwt))
-      .send({ name: 'no alerts' })
-      .expect(201);
-    plainProjectId = plain.body.data.id;
+    plainProjectId = await createProject(t, admin, 'no alerts');
   });
 
   afterAll(async () => {

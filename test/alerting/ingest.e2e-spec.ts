@@ -3,7 +3,7 @@ import { JobName, JobQueue, QueueName } from '@platform/queue';
 import type { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, createProject } from '../support/alerting.js';
 import { bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 type Row = Record<string, unknown>;
@@ -506,13 +506,8 @@ describe('alert ingest', () => {
 
   describe('the alerts capability', () => {
     it('answers 403 alerts_capability_not_enabled for a project without it', async () => {
-      const plain = await t
-        .request()
-        .post(`/organizations/${admin.organizationId}/projects`)
-        .set(bearer(admin.jwt))
-        .send({ name: 'no alerts' })
-        .expect(201);
-      const res = await post(webhook([am('fp-cap')]), bearer(admin.jwt), plain.body.data.id);
+      const plain = await createProject(t, admin, 'no alerts');
+      const res = await post(webhook([am('fp-cap')]), bearer(admin.jwt), plain);
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({
         code: 'alerts_capability_not_enabled',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, createProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,
@@ -100,13 +100,7 @@ describe('alert routes', () => {
       .expect(200);
     projectId = await alertsProject(t, owner, 'production');
     otherProjectId = await alertsProject(t, owner, 'staging');
-    const bare = await t
-      .request()
-      .post(`/organizations/${owner.organizationId}/projects`)
-      .set(bearer(owner.jwt))
-      .send({ name: 'no-alerts' })
-      .expect(201);
-    bareProjectId = bare.body.data.id;
+    bareProjectId = await createProject(t, owner, 'no-alerts');
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { SuppressionService } from '@platform/alerting';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, createProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,
@@ -103,14 +103,7 @@ describe('suppression: silences and maintenance windows', () => {
     projectId = await alertsProject(t, owner, 'production');
     siblingProjectId = await alertsProject(t, owner, 'staging');
     strangerProjectId = await alertsProject(t, stranger, 'theirs');
-    ungrantedProjectId = (
-      await t
-        .request()
-        .post(`/organizations/${owner.organizationId}/projects`)
-        .set(bearer(owner.jwt))
-        .send({ name: 'no-alerts' })
-        .expect(201)
-    ).body.data.id;
+    ungrantedProjectId = await createProject(t, owner, 'no-alerts');
   });
 
   afterAll(async () => {
