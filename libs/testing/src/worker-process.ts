@@ -35,8 +35,12 @@ export function buildWorker(): string {
 export class WorkerProcess {
   private constructor(private readonly child: ChildProcess) {}
 
-  static async start(entry: string, config: AppConfig): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, [entry], {
+  static async start(
+    entry: string,
+    config: AppConfig,
+    options: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+  ): Promise<WorkerProcess> {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
       env: {
         ...process.env,
         NODE_ENV: 'test',
@@ -48,25 +52,22 @@ export class WorkerProcess {
         MAIL_FROM: config.mailFrom,
         DIGEST_FLUSH_INTERVAL_SECONDS: String(config.digestFlushIntervalSeconds),
         LOG_LEVEL: 'info',
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const worker = new WorkerProcess(child);
-    await new Promise<void>((resolve, reject) => {
-      const lines = createInterface({ input: child.stdout! });
-      const timer = setTimeout(() => reject(new Error('worker did not start in 30 s')), 30_000);
-      lines.on('line', (line) => {
-        if (line.includes('worker started')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`worker exited before starting (${code ?? signal})`));
-      });
-    });
+    try {
+      await started(child);
+    } catch (error) {
+      await worker.kill();
+      throw error;
+    }
     return worker;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   /** Ends the process at once, mid-job, as a crash or an OOM kill would. */
@@ -82,8 +83,34 @@ export class WorkerProcess {
   private stopWith(signal: NodeJS.Signals): Promise<void> {
     return new Promise((resolve) => {
       if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
-      this.child.once('exit', () => resolve());
+      // A graceful stop that hangs still ends: a deployment would kill it too.
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+      this.child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       this.child.kill(signal);
     });
   }
+}
+
+/** Resolves once the worker logged that it started; its later log lines are read and dropped. */
+function started(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error('worker did not start in 60 s')), 60_000);
+    lines.on('line', (line) => {
+      if (line.includes('"worker started"')) {
+        clearTimeout(timer);
+        resolve();
+      } else if (line.includes('"level":"fatal"')) {
+        clearTimeout(timer);
+        reject(new Error(`worker failed to start: ${line}`));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited before it started (${code ?? signal})`));
+    });
+  });
 }
