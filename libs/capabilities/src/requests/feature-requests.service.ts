@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { type Principal, ProjectsRepository } from '@platform/identity';
 import { NotifyService } from '@platform/notifications';
+import type { EntityManager } from 'typeorm';
 import { CapabilitiesErrorCode, CapabilitiesException } from '../capabilities-exception.js';
 import { CapabilitiesRepository, type FeatureRow } from '../catalog/capabilities.repository.js';
 import {
@@ -189,11 +190,7 @@ export class FeatureRequestsService {
     return featureRequestView(row);
   }
 
-  private async pending(
-    manager: Parameters<FeatureRequestsRepository['lock']>[0],
-    id: string,
-    projectId: string,
-  ) {
+  private async pending(manager: EntityManager, id: string, projectId: string) {
     if (!(await this.requests.lock(manager, id, projectId))) throw requestNotFound();
     const request = (await this.requests.find(id, projectId, manager))!;
     if (request.status !== 'pending') {
