@@ -8,6 +8,7 @@ import {
 import { AlertingModule } from '@platform/alerting';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { DatabaseModule } from '@platform/database';
+import { EscalationModule } from '@platform/escalation';
 import { IdentityModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
 import { QueueModule } from '@platform/queue';
@@ -30,6 +31,7 @@ export class ApiModule {
         NotificationsModule,
         CapabilitiesModule,
         AlertingModule,
+        EscalationModule,
       ],
     };
   }

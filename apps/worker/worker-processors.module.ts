@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AlertingWorkerModule } from '@platform/alerting';
+import { EscalationWorkerModule } from '@platform/escalation';
 import { MailerModule } from '@platform/mail';
 import { NotificationsWorkerModule } from '@platform/notifications';
 
@@ -7,5 +8,7 @@ import { NotificationsWorkerModule } from '@platform/notifications';
  * Every module with `@OnJob` processors. Kept apart from WorkerModule so integration tests can
  * run the same processors inside an API test app.
  */
-@Module({ imports: [MailerModule, NotificationsWorkerModule, AlertingWorkerModule] })
+@Module({
+  imports: [MailerModule, NotificationsWorkerModule, AlertingWorkerModule, EscalationWorkerModule],
+})
 export class WorkerProcessorsModule {}

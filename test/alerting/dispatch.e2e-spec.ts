@@ -16,8 +16,13 @@ type Body = Record<string, unknown>;
 /** Records what dispatch hands over to escalation. */
 class RecordingEscalationOpener extends EscalationOpener {
   readonly opened: EscalationOpening[] = [];
+  readonly resolvedAlerts: string[] = [];
   open(openings: readonly EscalationOpening[]): Promise<void> {
     this.opened.push(...openings);
+    return Promise.resolve();
+  }
+  resolved(_projectId: string, alertIds: readonly string[]): Promise<void> {
+    this.resolvedAlerts.push(...alertIds);
     return Promise.resolve();
   }
 }
@@ -533,6 +538,7 @@ describe('alert dispatch', () => {
       expect(escalations.opened).toContainEqual({
         projectId: project,
         alertId: toChain,
+        firedEventId: expect.any(String),
         routeId: chainRoute.id,
         escalationChainId: chain,
       });

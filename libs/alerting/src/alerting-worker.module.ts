@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { NotificationsModule } from '@platform/notifications';
 import { AlertDispatchProcessor } from './dispatch/alert-dispatch.processor.js';
 import { AlertDispatchRepository } from './dispatch/alert-dispatch.repository.js';
-import { EscalationOpener, NoEscalationOpener } from './dispatch/escalation-opener.js';
 import { NotificationEndpointsWorkerModule } from './endpoints/notification-endpoints-worker.module.js';
 import { AlertRoutesRepository } from './routes/alert-routes.repository.js';
 import { SuppressionModule } from './suppression/suppression.module.js';
@@ -10,7 +9,8 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
 
 /**
  * Worker side of alerting: dispatch of ingested changes (routing, suppression, in-app
- * notification, endpoint fan-out), webhook deliveries, pruning.
+ * notification, endpoint fan-out), webhook deliveries, pruning. Dispatch needs `EscalationOpener`
+ * and `RosterOnCall` from a global module (the escalation worker module binds both).
  */
 @Module({
   imports: [SuppressionModule, NotificationEndpointsWorkerModule, NotificationsModule],
@@ -19,7 +19,6 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
     AlertDispatchRepository,
     AlertRoutesRepository,
     AlertEventsRepository,
-    { provide: EscalationOpener, useClass: NoEscalationOpener },
   ],
 })
 export class AlertingWorkerModule {}

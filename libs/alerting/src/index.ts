@@ -6,3 +6,4 @@ export * from './severity.js';
 export * from './timeline/alert-events.repository.js';
 export * from './endpoints/index.js';
 export * from './alerts/index.js';
+export * from './dispatch/escalation-opener.js';

@@ -14,6 +14,9 @@ export enum JobName {
   AlertDispatch = 'alerts.dispatch',
   WebhookDeliver = 'webhooks.deliver',
   AlertsPrune = 'alerts.prune',
+  EscalationStep = 'escalations.step',
+  EscalationReEscalate = 'escalations.re-escalate',
+  EscalationPage = 'escalations.page',
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
@@ -33,6 +36,21 @@ export interface JobPayloads extends Record<JobName, unknown> {
   [JobName.WebhookDeliver]: { deliveryId: string };
   /** Daily: drops webhook deliveries and alert timeline events past their 90-day retention. */
   [JobName.AlertsPrune]: Record<string, never>;
+  /**
+   * Runs due escalation steps. The job id names one step run (instance, generation, repeat,
+   * step); whichever job runs first executes every step due by then, so the rest find theirs
+   * done and return.
+   */
+  [JobName.EscalationStep]: {
+    instanceId: string;
+    generation: number;
+    repeatCount: number;
+    stepIndex: number;
+  };
+  /** Restarts an acknowledged escalation from step 1 if its alert is still firing. */
+  [JobName.EscalationReEscalate]: { instanceId: string; generation: number };
+  /** Delivers one escalation_page row (in-app, e-mail, phone call or SMS). */
+  [JobName.EscalationPage]: { pageId: string };
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -44,6 +62,9 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.AlertDispatch]: QueueName.Escalations,
   [JobName.WebhookDeliver]: QueueName.Deliveries,
   [JobName.AlertsPrune]: QueueName.Maintenance,
+  [JobName.EscalationStep]: QueueName.Escalations,
+  [JobName.EscalationReEscalate]: QueueName.Escalations,
+  [JobName.EscalationPage]: QueueName.Escalations,
 };
 
 /** A job as a typed union: the name decides the payload. */

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
 import { IdParam } from '@platform/core';
@@ -16,21 +16,14 @@ import {
 } from './alerts.service.js';
 
 /**
- * Alerts of a project (scope resource `alerts`): the list, one alert, and in-app
- * acknowledgement.
+ * Alerts of a project (scope resource `alerts`): the list and one alert. Acknowledgement
+ * (`POST|DELETE .../alerts/{id}/ack`) belongs to escalation, which it halts.
  *
  * - `q` matches a substring of the fingerprint, the alertname label or the summary annotation,
  *   case-insensitively, with `%`, `_` and `\` literal and never across two fields. It looks at
  *   the first 128 characters of the fingerprint and of the alertname and the first 360 of the
  *   summary (the part the search index holds). An empty `q` searches nothing.
  * - Repeated query parameters count by their first value.
- * - Acknowledging is idempotent per account and firing: a second POST by an account that
- *   already acknowledged the current firing adds no acknowledgement and no timeline event;
- *   after the alert fires again, acknowledging counts anew (`acknowledgement_count` counts
- *   every acknowledgement across recurrences and channels). Any status may be acknowledged.
- * - Un-acknowledging hard-deletes every acknowledgement of the alert, whoever made it and on
- *   whichever channel; with none left it answers the unchanged alert and records nothing.
- * - Both need `alerts:update` of a member; a static token needs `alerts:write`.
  */
 @ApiTags('alerts')
 @Controller('projects/:project_id/alerts')
@@ -72,20 +65,6 @@ export class AlertsController {
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
   show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.alerts.show(principal.projectId!, id);
-  }
-
-  @Post(':id/ack')
-  @HttpCode(200)
-  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
-  acknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
-    return this.alerts.acknowledge(principal.projectId!, id, principal.account);
-  }
-
-  @Delete(':id/ack')
-  @HttpCode(200)
-  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
-  unacknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
-    return this.alerts.unacknowledge(principal.projectId!, id, principal.account);
   }
 }
 

@@ -29,6 +29,6 @@ import { AlertsService } from './alerts.service.js';
     SilencesService,
     MaintenanceWindowsService,
   ],
-  exports: [AlertsRepository, SuppressionModule],
+  exports: [AlertsRepository, AlertEventsRepository, SuppressionModule],
 })
 export class AlertsModule {}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AlertEventKind, AlertEventsRepository } from '../timeline/alert-events.repository.js';
 import { type AlertListFilter, containsPattern, SEARCH_SEPARATOR } from './alert-list-query.js';
 import {
   ALERT_VIEW_COLUMNS,
@@ -50,10 +49,7 @@ function listConditions(filter: AlertListFilter, params: unknown[]): string {
 
 @Injectable()
 export class AlertsRepository {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly timeline: AlertEventsRepository,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /**
    * A page of the project's alerts, most recently received first (ties by id descending), and
@@ -127,92 +123,6 @@ export class AlertsRepository {
     return rows.length > 0;
   }
 
-  /**
-   * Records an in-app acknowledgement by an account and its `acknowledged` event, unless that
-   * account already acknowledged the alert since it last began firing (the latest `fired` or
-   * `refired` event; ever, when there is none): repeating an acknowledgement changes nothing,
-   * while acknowledging again after a recurrence counts as another one. The alert row is
-   * locked, so concurrent acknowledgements by one account add one row. Answers the updated
-   * view, or null when the alert is not in the project.
-   */
-  async acknowledge(ack: {
-    projectId: string;
-    alertId: string;
-    account: { id: string; name: string };
-    at: Date;
-  }): Promise<AlertView | null> {
-    return this.dataSource.transaction(async (manager) => {
-      if (!(await this.lock(manager, ack.projectId, ack.alertId))) return null;
-      const inserted: unknown[] = await manager.query(
-        `INSERT INTO alert_acknowledgement (alert_id, channel, account_id, created_at)
-         SELECT $1, 'in_app', $2, $3
-          WHERE NOT EXISTS (
-            SELECT 1 FROM alert_acknowledgement k
-             WHERE k.alert_id = $1 AND k.account_id = $2
-               AND k.created_at >= coalesce(
-                 (SELECT max(e.created_at) FROM alert_event e
-                   WHERE e.alert_id = $1 AND e.kind IN ('fired', 'refired')),
-                 '-infinity'::timestamptz))
-         RETURNING id`,
-        [ack.alertId, ack.account.id, ack.at],
-      );
-      if (inserted.length > 0) {
-        await this.timeline.record(
-          [
-            {
-              alertId: ack.alertId,
-              projectId: ack.projectId,
-              kind: AlertEventKind.Acknowledged,
-              details: { channel: 'in_app', by: { id: ack.account.id, name: ack.account.name } },
-              at: ack.at,
-            },
-          ],
-          manager,
-        );
-      }
-      return this.findView(ack.projectId, ack.alertId, manager);
-    });
-  }
-
-  /**
-   * Hard-deletes every acknowledgement of the alert (all channels, all recurrences) and, when
-   * there were any, records `unacknowledged`. Answers the updated view, or null when the alert
-   * is not in the project.
-   */
-  async unacknowledge(unack: {
-    projectId: string;
-    alertId: string;
-    account: { id: string; name: string };
-    at: Date;
-  }): Promise<AlertView | null> {
-    return this.dataSource.transaction(async (manager) => {
-      if (!(await this.lock(manager, unack.projectId, unack.alertId))) return null;
-      // pg answers a DELETE as [rows, affected count].
-      const [, removed]: [unknown[], number] = await manager.query(
-        'DELETE FROM alert_acknowledgement WHERE alert_id = $1',
-        [unack.alertId],
-      );
-      if (removed > 0) {
-        await this.timeline.record(
-          [
-            {
-              alertId: unack.alertId,
-              projectId: unack.projectId,
-              kind: AlertEventKind.Unacknowledged,
-              details: {
-                by: { id: unack.account.id, name: unack.account.name },
-                removed,
-              },
-              at: unack.at,
-            },
-          ],
-          manager,
-        );
-      }
-      return this.findView(unack.projectId, unack.alertId, manager);
-    });
-  }
-
   /** A page of the alert's timeline, oldest first, with the number of events. */
   async events(
     projectId: string,
@@ -234,14 +144,5 @@ export class AlertsRepository {
     ]);
     const total = counted[0].total;
     return { items, total };
-  }
-
-  /** Serializes acknowledgement changes of one alert, for the few statements of one change. */
-  private async lock(manager: EntityManager, projectId: string, alertId: string) {
-    const rows: unknown[] = await manager.query(
-      'SELECT 1 FROM alert WHERE id = $1 AND project_id = $2 FOR NO KEY UPDATE',
-      [alertId, projectId],
-    );
-    return rows.length > 0;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, ListResult } from '@platform/core';
+import { ListResult } from '@platform/core';
 import { alertingNotFound } from '../alerting-exception.js';
 import { type AlertListFilter } from './alert-list-query.js';
 import type { AlertView } from './alert-view.js';
@@ -18,10 +18,7 @@ const eventView = (e: AlertEventRow) => ({
 
 @Injectable()
 export class AlertsService {
-  constructor(
-    private readonly clock: Clock,
-    private readonly alerts: AlertsRepository,
-  ) {}
+  constructor(private readonly alerts: AlertsRepository) {}
 
   async list(projectId: string, filter: AlertListFilter): Promise<ListResult<AlertView>> {
     const page = await this.alerts.list(projectId, filter);
@@ -30,34 +27,6 @@ export class AlertsService {
 
   async show(projectId: string, id: string): Promise<AlertView> {
     return (await this.alerts.findView(projectId, id)) ?? notFound();
-  }
-
-  async acknowledge(
-    projectId: string,
-    id: string,
-    account: { id: string; name: string },
-  ): Promise<AlertView> {
-    const view = await this.alerts.acknowledge({
-      projectId,
-      alertId: id,
-      account: { id: account.id, name: account.name },
-      at: this.clock.now(),
-    });
-    return view ?? notFound();
-  }
-
-  async unacknowledge(
-    projectId: string,
-    id: string,
-    account: { id: string; name: string },
-  ): Promise<AlertView> {
-    const view = await this.alerts.unacknowledge({
-      projectId,
-      alertId: id,
-      account: { id: account.id, name: account.name },
-      at: this.clock.now(),
-    });
-    return view ?? notFound();
   }
 
   async events(projectId: string, alertId: string, paging: { limit: number; offset: number }) {

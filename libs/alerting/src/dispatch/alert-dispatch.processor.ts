@@ -17,7 +17,7 @@ import {
   type ClaimedAlert,
   type DispatchOutcome,
 } from './alert-dispatch.repository.js';
-import { EscalationOpener } from './escalation-opener.js';
+import { EscalationOpener, RosterOnCall } from './escalation-opener.js';
 import { inAppRecipients, notifiedDetails } from './in-app-targets.js';
 
 interface Notification {
@@ -42,8 +42,9 @@ interface Notification {
  * takes; an alert no route takes records nothing else. Within one job, alerts are taken in
  * the order given, so under a cooldown the first one notifies and the rest are suppressed.
  *
- * Resolved alerts: `alert_resolved` goes to the endpoints attached to the route that notified
- * the current firing episode; a firing that notified nobody resolves silently.
+ * Resolved alerts: their escalations are cancelled; `alert_resolved` goes to the endpoints
+ * attached to the route that notified the current firing episode; a firing that notified
+ * nobody resolves silently.
  *
  * Delivery is at least once per firing episode: the claim commits only after the in-app
  * notifications and endpoint deliveries are handed over, so a failure rolls the claim back
@@ -63,6 +64,7 @@ export class AlertDispatchProcessor {
     private readonly notifications: NotifyService,
     private readonly fanout: EndpointFanout,
     private readonly escalations: EscalationOpener,
+    private readonly rosters: RosterOnCall,
   ) {}
 
   @OnJob(JobName.AlertDispatch)
@@ -85,6 +87,10 @@ export class AlertDispatchProcessor {
       const router = new Router((await this.routes.list(projectId, manager)).map(routableOf));
       const winners = new Map(claimed.map((alert) => [alert.id, router.route(alert)?.row ?? null]));
       const suppressions = await this.suppression.evaluate(projectId, claimed, now);
+      const rosterIds = [...winners.values()]
+        .filter((r) => r?.in_app_target_type === 'roster' && r.in_app_target_roster_id)
+        .map((r) => r!.in_app_target_roster_id!);
+      const onCall = await this.rosters.onCall([...new Set(rosterIds)], now);
       const cooled = [...new Set([...winners.values()].filter((r) => r?.cooldown_seconds))];
       const lastNotified = await this.repository.lockRoutes(
         manager,
@@ -125,7 +131,7 @@ export class AlertDispatchProcessor {
           event(alert, AlertEventKind.Suppressed, { reason: 'cooldown', route_id: route.id });
           outcome = 'suppressed';
         } else {
-          const recipients = inAppRecipients(route, organization.members);
+          const recipients = inAppRecipients(route, organization.members, onCall);
           event(alert, AlertEventKind.Notified, notifiedDetails(route.id, route, recipients));
           notify.push({ alert, route, recipients });
           if (lastNotified.has(route.id)) lastNotified.set(route.id, now);
@@ -172,6 +178,7 @@ export class AlertDispatchProcessor {
       .map((n) => ({
         projectId,
         alertId: n.alert.id,
+        firedEventId: n.alert.fired_event_id,
         routeId: n.route.id,
         escalationChainId: n.route.escalation_chain_id!,
       }));
@@ -179,6 +186,7 @@ export class AlertDispatchProcessor {
   }
 
   private async resolve(projectId: string, alertIds: readonly string[]): Promise<void> {
+    await this.escalations.resolved(projectId, alertIds);
     const deliveries = await this.repository.resolvedDeliveries(projectId, alertIds);
     await this.fanout.fanOut(projectId, 'alert_resolved', deliveries);
   }

@@ -19,10 +19,15 @@ export type InAppTarget = Pick<
  * - member: that account, while it holds a membership (none once it left);
  * - role Admin: the admins; role Member: every member who is not an admin (the spec's two
  *   roles: organization admins, and everyone else);
- * - roster: nobody yet (roster members arrive with on-call rosters);
+ * - roster: the roster's on-call account at dispatch time (`onCall`, by roster id), while it
+ *   holds a membership;
  * - none: nobody.
  */
-export function inAppRecipients(target: InAppTarget, members: readonly Membership[]): string[] {
+export function inAppRecipients(
+  target: InAppTarget,
+  members: readonly Membership[],
+  onCall: ReadonlyMap<string, readonly string[]> = new Map(),
+): string[] {
   const admins = () => members.filter((m) => m.role === 'admin').map((m) => m.account_id);
   switch (target.in_app_target_type) {
     case 'org_admins':
@@ -36,7 +41,11 @@ export function inAppRecipients(target: InAppTarget, members: readonly Membershi
       if (target.in_app_target_role === 'Member')
         return members.filter((m) => m.role !== 'admin').map((m) => m.account_id);
       return [];
-    case 'roster':
+    case 'roster': {
+      const current = new Set(members.map((m) => m.account_id));
+      const rosterId = target.in_app_target_roster_id;
+      return (rosterId ? (onCall.get(rosterId) ?? []) : []).filter((id) => current.has(id));
+    }
     case 'none':
       return [];
   }

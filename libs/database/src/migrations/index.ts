@@ -6,6 +6,7 @@ import { Alerts1764000000003 } from './1764000000003-alerts.js';
 import { AlertSuppression1764000000004 } from './1764000000004-alert-suppression.js';
 import { NotificationEndpoints1764000000005 } from './1764000000005-notification-endpoints.js';
 import { AlertRoutes1764000000006 } from './1764000000006-alert-routes.js';
+import { Escalation1764000000007 } from './1764000000007-escalation.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -21,4 +22,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AlertSuppression1764000000004,
   NotificationEndpoints1764000000005,
   AlertRoutes1764000000006,
+  Escalation1764000000007,
 ];

@@ -1,0 +1,48 @@
+import { Controller, Delete, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { RequiresCapability } from '@platform/capabilities';
+import { IdParam } from '@platform/core';
+import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import { AcknowledgementsService } from './acknowledgements.service.js';
+
+/**
+ * In-app acknowledgement of an alert (scope resource `alerts`).
+ *
+ * - `POST .../ack` acknowledges as the caller on channel in_app and halts every active
+ *   escalation of the alert; it is idempotent per account within one firing (a repeat adds no
+ *   acknowledgement and no timeline event), and counts anew after the alert fires again. Any
+ *   status may be acknowledged.
+ * - `DELETE .../ack` hard-deletes every acknowledgement of the alert, whoever made it and on
+ *   whichever channel; a halted escalation stays halted and a scheduled re-escalation still
+ *   runs. With none to delete it answers the unchanged alert and records nothing.
+ * - Both answer the updated alert and need `alerts:update` of a member, `alerts:write` of a
+ *   static token.
+ */
+@ApiTags('alerts')
+@Controller('projects/:project_id/alerts/:id/ack')
+@RequiresCapability('alerts')
+export class AcknowledgementsController {
+  constructor(private readonly acknowledgements: AcknowledgementsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
+  acknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.acknowledgements.acknowledge({
+      projectId: principal.projectId!,
+      alertId: id,
+      by: { kind: 'account', id: principal.account.id, name: principal.account.name },
+      channel: 'in_app',
+    });
+  }
+
+  @Delete()
+  @HttpCode(200)
+  @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
+  unacknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+    return this.acknowledgements.unacknowledge(principal.projectId!, id, {
+      id: principal.account.id,
+      name: principal.account.name,
+    });
+  }
+}

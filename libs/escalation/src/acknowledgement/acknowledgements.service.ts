@@ -1,0 +1,80 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { type AlertView, AlertsRepository } from '@platform/alerting';
+import { Clock } from '@platform/core';
+import { escalationNotFound } from '../escalation-exception.js';
+import { EscalationJobs } from '../engine/escalation-jobs.js';
+import {
+  type AcknowledgementRecord,
+  AcknowledgementsRepository,
+  type HaltedInstance,
+} from './acknowledgements.repository.js';
+
+export type AcknowledgeRequest = Omit<AcknowledgementRecord, 'projectId' | 'at'> & {
+  /** null: the alert's own project (a signed link or a phone answer names no project). */
+  projectId: string | null;
+};
+
+/**
+ * Acknowledgement from every channel: in-app, the signed e-mail link, a phone call answered
+ * with 1 and an SMS reply. Acknowledging halts every active escalation instance of the alert
+ * (in the same transaction as the acknowledgement) and schedules each one's re-escalation
+ * when its chain has `re_escalation_after`. It is idempotent per acknowledger and channel
+ * within one firing; the alert's status is never changed.
+ *
+ * Un-acknowledging hard-deletes every acknowledgement of the alert. It neither resumes a
+ * halted escalation nor cancels a re-escalation already scheduled.
+ */
+@Injectable()
+export class AcknowledgementsService {
+  private readonly logger = new Logger('acknowledgements');
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly repository: AcknowledgementsRepository,
+    private readonly alerts: AlertsRepository,
+    private readonly jobs: EscalationJobs,
+  ) {}
+
+  /** Answers the updated alert; 404 when the alert is not there (or not in `projectId`). */
+  async acknowledge(request: AcknowledgeRequest): Promise<AlertView> {
+    const at = this.clock.now();
+    const { view, halted } = await this.repository.transaction(async (manager) => {
+      const alert = await this.repository.lockAlert(manager, request.alertId, request.projectId);
+      if (!alert) throw escalationNotFound('Alert');
+      await this.repository.record(manager, { ...request, projectId: alert.project_id, at });
+      const halted = await this.repository.halt(manager, request.alertId, at);
+      const view = await this.alerts.findView(alert.project_id, request.alertId, manager);
+      return { view: view!, halted };
+    });
+    await this.scheduleReEscalations(halted);
+    return view;
+  }
+
+  async unacknowledge(
+    projectId: string,
+    alertId: string,
+    by: { id: string; name: string },
+  ): Promise<AlertView> {
+    const at = this.clock.now();
+    return this.repository.transaction(async (manager) => {
+      if (!(await this.repository.lockAlert(manager, alertId, projectId)))
+        throw escalationNotFound('Alert');
+      const removed = await this.repository.clear(manager, alertId);
+      if (removed > 0)
+        await this.repository.recordUnacknowledged(manager, { projectId, alertId, by, removed, at });
+      return (await this.alerts.findView(projectId, alertId, manager))!;
+    });
+  }
+
+  /** A lost enqueue is not lost work: the sweeper finds `re_escalate_at` due and enqueues it. */
+  private async scheduleReEscalations(halted: readonly HaltedInstance[]): Promise<void> {
+    const due = halted.filter((h) => h.re_escalate_at !== null);
+    await this.jobs
+      .reEscalations(
+        due.map((h) => ({ instanceId: h.id, generation: h.generation, dueAt: h.re_escalate_at! })),
+      )
+      .catch((error: Error) =>
+        this.logger.warn(`re-escalation not enqueued (the sweeper will): ${error.message}`),
+      );
+  }
+}

@@ -1,0 +1,28 @@
+import { defineException } from '@platform/core';
+
+export enum EscalationErrorCode {
+  NotFound = 'not_found',
+  ValidationFailed = 'validation_failed',
+  InvalidSignedToken = 'invalid_signed_token',
+  SignedLinkExpired = 'signed_link_expired',
+}
+
+export const EscalationException = defineException<EscalationErrorCode>('escalation', {
+  [EscalationErrorCode.NotFound]: 404,
+  [EscalationErrorCode.ValidationFailed]: 422,
+  [EscalationErrorCode.InvalidSignedToken]: 401,
+  [EscalationErrorCode.SignedLinkExpired]: 401,
+});
+
+export const escalationNotFound = (what = 'Resource') =>
+  new EscalationException(EscalationErrorCode.NotFound, `${what} not found`);
+
+/** A 422 `validation_failed` naming fields, shaped like the global validation pipe's. */
+export function escalationValidation(fields: Array<{ field: string; messages: string[] }>) {
+  const summary = fields.map((f) => f.messages.join(', ')).join('; ');
+  return new EscalationException(
+    EscalationErrorCode.ValidationFailed,
+    `Validation failed: ${summary}`,
+    { details: { fields } },
+  );
+}
