@@ -17,6 +17,13 @@ export class JobQueue {
     return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
   }
 
+  /** The queue a job runs on. */
+  queueOf(name: JobName): QueueName {
+    const queueName = this.catalog[name];
+    if (!queueName) throw new Error(`Job ${name} is not declared in the job catalog`);
+    return queueName;
+  }
+
   async enqueue<N extends JobName>(
     name: N,
     data: JobPayloads[N],

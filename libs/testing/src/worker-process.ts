@@ -51,6 +51,7 @@ export class WorkerProcess {
         SMTP_URL: config.smtpUrl ?? '',
         MAIL_FROM: config.mailFrom,
         DIGEST_FLUSH_INTERVAL_SECONDS: String(config.digestFlushIntervalSeconds),
+        ESCALATION_SWEEP_INTERVAL_MS: String(config.escalationSweepIntervalMs),
         LOG_LEVEL: 'info',
         ...options.env,
       },

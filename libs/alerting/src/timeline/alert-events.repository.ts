@@ -11,6 +11,10 @@ export enum AlertEventKind {
   Silenced = 'silenced',
   Acknowledged = 'acknowledged',
   Unacknowledged = 'unacknowledged',
+  EscalationOpened = 'escalation_opened',
+  Paged = 'paged',
+  EscalationExhausted = 'escalation_exhausted',
+  ReEscalated = 're_escalated',
 }
 
 export interface NewAlertEvent {

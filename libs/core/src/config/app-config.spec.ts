@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       testAlertAutoResolveSeconds: 600,
       signedLinkTtlSeconds: 86400,
       digestFlushIntervalSeconds: 900,
+      escalationSweepIntervalMs: 5000,
     });
   });
 
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
       TEST_ALERT_AUTO_RESOLVE_SECONDS: '60',
       SIGNED_LINK_TTL_SECONDS: '3600',
       DIGEST_FLUSH_INTERVAL_SECONDS: '300',
+      ESCALATION_SWEEP_INTERVAL_MS: '1000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -76,6 +78,7 @@ describe('loadConfig', () => {
       testAlertAutoResolveSeconds: 60,
       signedLinkTtlSeconds: 3600,
       digestFlushIntervalSeconds: 300,
+      escalationSweepIntervalMs: 1000,
     });
   });
 

@@ -37,6 +37,8 @@ export interface AppConfig {
   testAlertAutoResolveSeconds: number;
   signedLinkTtlSeconds: number;
   digestFlushIntervalSeconds: number;
+  /** How often the worker's escalation sweeper looks for due work Redis may have lost. */
+  escalationSweepIntervalMs: number;
   logLevel: LogLevel;
 }
 
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     testAlertAutoResolveSeconds: read.integer('TEST_ALERT_AUTO_RESOLVE_SECONDS', 600, 1, 86400),
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
+    escalationSweepIntervalMs: read.integer('ESCALATION_SWEEP_INTERVAL_MS', 5000, 50, 60000),
     logLevel: read.oneOf<LogLevel>('LOG_LEVEL', 'info', [
       'fatal',
       'error',

@@ -109,8 +109,9 @@ export class AcknowledgementsRepository {
   }
 
   /**
-   * Halts every active escalation instance of the alert; each whose chain has
-   * `re_escalation_after` gets its re-escalation due that long after `at`.
+   * Halts every active escalation instance of the alert, and takes over those that ran out of
+   * steps unacknowledged (they keep `exhausted_at`); each whose chain has `re_escalation_after`
+   * gets its re-escalation due that long after `at`.
    */
   async halt(manager: EntityManager, alertId: string, at: Date): Promise<HaltedInstance[]> {
     return manager.query(
@@ -121,7 +122,7 @@ export class AcknowledgementsRepository {
                 ELSE $2::timestamptz
                   + make_interval(secs => (chain_snapshot ->> 're_escalation_after')::int)
               END
-        WHERE alert_id = $1 AND state = 'active'
+        WHERE alert_id = $1 AND state IN ('active', 'exhausted')
         RETURNING id, generation, re_escalate_at`,
       [alertId, at],
     );

@@ -1,10 +1,23 @@
 import { Module } from '@nestjs/common';
+import { AlertEventsRepository } from '@platform/alerting';
+import { StepTargetsModule } from '../chains/step-targets.module.js';
 import { EscalationEngine } from './escalation-engine.js';
+import { EscalationInstancesRepository } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
+import { EscalationProcessor } from './escalation.processor.js';
+import { EscalationSweeper } from './escalation-sweeper.js';
 
 /** Runs escalation instances: opening, due steps, re-escalation, the sweeper. */
 @Module({
-  providers: [EscalationEngine, EscalationJobs],
+  imports: [StepTargetsModule],
+  providers: [
+    AlertEventsRepository,
+    EscalationEngine,
+    EscalationInstancesRepository,
+    EscalationJobs,
+    EscalationProcessor,
+    EscalationSweeper,
+  ],
   exports: [EscalationEngine, EscalationJobs],
 })
 export class EscalationEngineModule {}

@@ -1,17 +1,285 @@
-import { Injectable } from '@nestjs/common';
-import { EscalationOpener, type EscalationOpening } from '@platform/alerting';
+import { randomInt } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  AlertEventKind,
+  AlertEventsRepository,
+  EscalationOpener,
+  type EscalationOpening,
+} from '@platform/alerting';
+import { Clock } from '@platform/core';
+import type { EntityManager } from 'typeorm';
+import type { PageRecipient } from '../chains/chain-snapshot.js';
+import { StepTargetResolver } from '../chains/step-targets.js';
+import {
+  EscalationInstancesRepository,
+  type InstanceAdvance,
+  type InstanceRow,
+  type NewPage,
+} from './escalation-instances.repository.js';
+import { EscalationJobs, type StepRun } from './escalation-jobs.js';
 
-/** Opens, runs and stops escalation instances. */
+/** Due steps taken per transaction: large enough for bursts, small enough to commit quickly. */
+export const STEP_BATCH = 1000;
+/** Batches one run executes at once (SKIP LOCKED keeps them apart). */
+const PARALLEL_BATCHES = 2;
+
+const addSeconds = (at: Date, seconds: number) => new Date(at.getTime() + seconds * 1000);
+
+/** Where an instance goes after running the step it stands on (due at `dueAt`). */
+export function nextPosition(
+  instance: Pick<InstanceRow, 'chain_snapshot' | 'repeat_count' | 'step_index'>,
+  dueAt: Date,
+): Pick<InstanceAdvance, 'state' | 'repeat_count' | 'step_index' | 'next_run_at'> {
+  const { steps, repeats } = instance.chain_snapshot;
+  const next = instance.step_index + 1;
+  if (next < steps.length)
+    return {
+      state: 'active',
+      repeat_count: instance.repeat_count,
+      step_index: next,
+      next_run_at: addSeconds(dueAt, steps[next].delay_seconds),
+    };
+  if (instance.repeat_count < repeats)
+    return {
+      state: 'active',
+      repeat_count: instance.repeat_count + 1,
+      step_index: 0,
+      next_run_at: addSeconds(dueAt, steps[0].delay_seconds),
+    };
+  return {
+    state: 'exhausted',
+    repeat_count: instance.repeat_count,
+    step_index: instance.step_index,
+    next_run_at: null,
+  };
+}
+
+/**
+ * Runs escalation instances.
+ *
+ * An instance opens per firing episode that a route with a chain notified, keeping a snapshot of
+ * the chain. Its state lives in PostgreSQL: the step it stands on, when that step is due, the
+ * pass (`repeat_count`) and the generation (bumped by each re-escalation). Every step run has one
+ * BullMQ delayed job with a deterministic id; the job runs every step due by then, in batches
+ * claimed with `FOR UPDATE SKIP LOCKED`, so a burst of due steps is taken by whichever jobs run
+ * first and the rest find nothing left. Executing a step writes its pages (the outbox that page
+ * delivery drains), their ledger rows, a `paged` timeline event and the instance's next position
+ * in one transaction: a step is paged once, and a crash before the commit leaves it due for the
+ * next job or the sweeper.
+ *
+ * Each step is due its delay after the previous step was due (not after it ran), so lateness
+ * does not accumulate. After the last step the chain starts over while passes remain
+ * (`repeats`), else the instance is exhausted. An instance whose alert resolved stops as
+ * resolved; acknowledgement halts it (see AcknowledgementsService) and, with
+ * `re_escalation_after`, restarts it from step 1 after that window if the alert still fires.
+ */
 @Injectable()
 export class EscalationEngine extends EscalationOpener {
-  open(openings: readonly EscalationOpening[]): Promise<void> {
-    void openings;
-    return Promise.resolve();
+  private readonly logger = new Logger('escalation');
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly instances: EscalationInstancesRepository,
+    private readonly targets: StepTargetResolver,
+    private readonly timeline: AlertEventsRepository,
+    private readonly jobs: EscalationJobs,
+  ) {
+    super();
   }
 
-  resolved(projectId: string, alertIds: readonly string[]): Promise<void> {
-    void projectId;
-    void alertIds;
-    return Promise.resolve();
+  /**
+   * Opens instances for notified alerts. Enqueueing the first step happens after the insert
+   * commits; if it is lost, the sweeper finds the step due.
+   */
+  async open(openings: readonly EscalationOpening[]): Promise<void> {
+    if (openings.length === 0) return;
+    const opened = await this.instances.open(openings, this.clock.now());
+    await this.schedule(
+      opened.map((o) => ({
+        instanceId: o.id,
+        generation: o.generation,
+        repeatCount: o.repeat_count,
+        stepIndex: o.step_index,
+        dueAt: o.next_run_at,
+      })),
+    );
+  }
+
+  /** Cancels the escalations of resolved alerts (their jobs find nothing due). */
+  async resolved(projectId: string, alertIds: readonly string[]): Promise<void> {
+    if (alertIds.length === 0) return;
+    await this.instances.resolve(projectId, alertIds, this.clock.now());
+  }
+
+  /** Runs every step due now, batch after batch; answers how many steps ran. */
+  async runDue(): Promise<number> {
+    const loop = async () => {
+      let total = 0;
+      for (;;) {
+        const ran = await this.runBatch();
+        total += ran;
+        if (ran < STEP_BATCH) return total;
+      }
+    };
+    const totals = await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop));
+    return totals.reduce((a, b) => a + b, 0);
+  }
+
+  /** Restarts an acknowledged instance from step 1 if its alert still fires. */
+  async reEscalate(instanceId: string, generation: number): Promise<void> {
+    const restarted = await this.instances.restart(instanceId, generation, this.clock.now());
+    if (!restarted) return;
+    await this.schedule([
+      {
+        instanceId: restarted.id,
+        generation: restarted.generation,
+        repeatCount: restarted.repeat_count,
+        stepIndex: restarted.step_index,
+        dueAt: restarted.next_run_at,
+      },
+    ]);
+  }
+
+  private async runBatch(): Promise<number> {
+    const now = this.clock.now();
+    const outcome = await this.instances.transaction(async (manager) => {
+      const due = await this.instances.claimDue(manager, now, STEP_BATCH);
+      if (due.length === 0) return { ran: 0, pageIds: [], next: [] };
+      const firing = due.filter((i) => i.alert_status === 'firing');
+      const recipients = await this.targets.resolve(
+        firing.map((i) => ({
+          organizationId: i.organization_id,
+          step: i.chain_snapshot.steps[i.step_index],
+        })),
+        now,
+      );
+      const pages = await this.pagesOf(manager, firing, recipients);
+      const pageIds = await this.instances.insertPages(manager, pages, now);
+      const advances: InstanceAdvance[] = due.map((i) =>
+        i.alert_status === 'firing'
+          ? { id: i.id, ...nextPosition(i, i.next_run_at) }
+          : {
+              id: i.id,
+              state: 'resolved',
+              repeat_count: i.repeat_count,
+              step_index: i.step_index,
+              next_run_at: null,
+            },
+      );
+      await this.instances.advance(manager, advances, now);
+      await this.timeline.record(this.events(firing, recipients, advances, now), manager);
+      const byId = new Map(due.map((i) => [i.id, i]));
+      const next: StepRun[] = advances
+        .filter((a) => a.state === 'active')
+        .map((a) => ({
+          instanceId: a.id,
+          generation: byId.get(a.id)!.generation,
+          repeatCount: a.repeat_count,
+          stepIndex: a.step_index,
+          dueAt: a.next_run_at!,
+        }));
+      return { ran: due.length, pageIds, next };
+    });
+    if (outcome.ran === 0) return 0;
+    // After the commit: a lost enqueue leaves a pending page or a due step for the sweeper.
+    await Promise.all([
+      this.jobs.pages(outcome.pageIds).catch((error: Error) =>
+        this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
+      ),
+      this.schedule(outcome.next),
+    ]);
+    return outcome.ran;
+  }
+
+  private async pagesOf(
+    manager: EntityManager,
+    instances: readonly InstanceRow[],
+    recipients: readonly PageRecipient[][],
+  ): Promise<NewPage[]> {
+    const phoned = new Set<string>();
+    instances.forEach((instance, n) => {
+      const step = instance.chain_snapshot.steps[instance.step_index];
+      if (!step.channels.some((c) => c === 'phone' || c === 'sms')) return;
+      for (const r of recipients[n]) if (r.kind === 'account') phoned.add(r.accountId);
+    });
+    const phones = await this.instances.verifiedPhones(manager, [...phoned]);
+
+    const pages: NewPage[] = [];
+    instances.forEach((instance, n) => {
+      const step = instance.chain_snapshot.steps[instance.step_index];
+      for (const recipient of recipients[n]) {
+        for (const channel of step.channels) {
+          const byPhone = channel === 'phone' || channel === 'sms';
+          // External contacts have only a number: in-app and e-mail cannot reach them.
+          if (recipient.kind === 'contact' && !byPhone) continue;
+          pages.push({
+            instanceId: instance.id,
+            projectId: instance.project_id,
+            alertId: instance.alert_id,
+            generation: instance.generation,
+            repeatCount: instance.repeat_count,
+            stepIndex: instance.step_index,
+            channel,
+            accountId: recipient.kind === 'account' ? recipient.accountId : null,
+            contactLabel: recipient.kind === 'contact' ? recipient.label : null,
+            phoneNumber: !byPhone
+              ? null
+              : recipient.kind === 'contact'
+                ? recipient.phoneNumber
+                : (phones.get(recipient.accountId) ?? null),
+            replyCode: channel === 'sms' ? String(randomInt(100_000, 1_000_000)) : null,
+            dueAt: instance.next_run_at,
+          });
+        }
+      }
+    });
+    return pages;
+  }
+
+  private events(
+    firing: readonly InstanceRow[],
+    recipients: readonly PageRecipient[][],
+    advances: readonly InstanceAdvance[],
+    at: Date,
+  ) {
+    const after = new Map(advances.map((a) => [a.id, a]));
+    return firing.flatMap((instance, n) => {
+      const step = instance.chain_snapshot.steps[instance.step_index];
+      const paged = {
+        alertId: instance.alert_id,
+        projectId: instance.project_id,
+        kind: AlertEventKind.Paged,
+        details: {
+          escalation_instance_id: instance.id,
+          step_id: step.id,
+          step_index: instance.step_index,
+          repeat_count: instance.repeat_count,
+          channels: step.channels,
+          recipients: recipients[n].map((r) =>
+            r.kind === 'account' ? { account_id: r.accountId } : { label: r.label },
+          ),
+        },
+        at,
+      };
+      if (after.get(instance.id)?.state !== 'exhausted') return [paged];
+      return [
+        paged,
+        {
+          alertId: instance.alert_id,
+          projectId: instance.project_id,
+          kind: AlertEventKind.EscalationExhausted,
+          details: { escalation_instance_id: instance.id },
+          at,
+        },
+      ];
+    });
+  }
+
+  private async schedule(runs: readonly StepRun[]): Promise<void> {
+    await this.jobs
+      .steps(runs)
+      .catch((error: Error) =>
+        this.logger.warn(`steps not enqueued (the sweeper will): ${error.message}`),
+      );
   }
 }

@@ -31,11 +31,15 @@ export class EscalationJobs {
   ) {}
 
   static stepJobId(run: Omit<StepRun, 'dueAt'>): string {
-    return `step:${run.instanceId}:${run.generation}:${run.repeatCount}:${run.stepIndex}`;
+    return `step-${run.instanceId}-${run.generation}-${run.repeatCount}-${run.stepIndex}`;
+  }
+
+  static reEscalationJobId(instanceId: string, generation: number): string {
+    return `reescalate-${instanceId}-${generation}`;
   }
 
   static pageJobId(pageId: string): string {
-    return `page:${pageId}`;
+    return `page-${pageId}`;
   }
 
   async steps(runs: readonly StepRun[]): Promise<void> {
@@ -60,7 +64,10 @@ export class EscalationJobs {
       JobName.EscalationReEscalate,
       items.map((item) => ({
         data: { instanceId: item.instanceId, generation: item.generation },
-        options: this.options(`reescalate:${item.instanceId}:${item.generation}`, item.dueAt),
+        options: this.options(
+          EscalationJobs.reEscalationJobId(item.instanceId, item.generation),
+          item.dueAt,
+        ),
       })),
     );
   }

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { EscalationEngine } from './escalation-engine.js';
+
+/**
+ * The engine's jobs. Every step job asks for a run of all due steps; while a run is in flight,
+ * the jobs arriving meanwhile share one follow-up run that starts after it (so each job's step,
+ * due when the job arrived, is taken by a run that began after that). A burst of thousands of
+ * step jobs due together thus costs a few set-based runs, not thousands of queries.
+ */
+@Injectable()
+export class EscalationProcessor {
+  private current: Promise<number> | null = null;
+  private next: Promise<number> | null = null;
+
+  constructor(private readonly engine: EscalationEngine) {}
+
+  @OnJob(JobName.EscalationStep)
+  async step(): Promise<{ ran: number }> {
+    return { ran: await this.requestRun() };
+  }
+
+  @OnJob(JobName.EscalationReEscalate)
+  async reEscalate(job: JobPayloads[JobName.EscalationReEscalate]): Promise<void> {
+    await this.engine.reEscalate(job.instanceId, job.generation);
+  }
+
+  private requestRun(): Promise<number> {
+    if (!this.current) {
+      this.current = this.engine.runDue().finally(() => {
+        this.current = null;
+      });
+      return this.current;
+    }
+    this.next ??= this.current
+      .catch(() => 0)
+      .then(() => {
+        this.next = null;
+        return this.requestRun();
+      });
+    return this.next;
+  }
+}

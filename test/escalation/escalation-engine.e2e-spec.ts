@@ -1,0 +1,502 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EscalationEngine } from '@platform/escalation';
+import { deleteRedisPrefix, FakeTwilio } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { alertsProject } from '../support/alerting.js';
+import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+
+interface StepSpec {
+  delay?: number;
+  target: 'member' | 'roster_on_call' | 'org_admins';
+  member?: string;
+  roster?: string;
+  channels: string[];
+}
+
+interface PageRow {
+  channel: string;
+  account_id: string | null;
+  generation: number;
+  repeat_count: number;
+  step_index: number;
+  status: string;
+}
+
+async function eventually<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const SWEEP_MS = 100;
+/** Long enough for several sweeps and the jobs they would enqueue. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, SWEEP_MS * 6));
+
+describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped server)', () => {
+  let t: MailingTestApp;
+  let twilio: FakeTwilio;
+  let db: DataSource;
+  let owner: TestAccount;
+  let alice: TestAccount;
+  let bob: TestAccount;
+  let carol: TestAccount;
+  let projectId: string;
+  let token: string;
+  let sequence = 0;
+
+  const BOB_PHONE = '+15550001002';
+
+  const chain = async (
+    steps: StepSpec[],
+    options: { reEscalationAfter?: number; repeats?: number } = {},
+  ) => {
+    const [{ id }] = await db.query<Array<{ id: string }>>(
+      `INSERT INTO escalation_chain (project_id, name, re_escalation_after, repeats, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, now(), now()) RETURNING id`,
+      [projectId, `chain ${++sequence}`, options.reEscalationAfter ?? null, options.repeats ?? 0],
+    );
+    for (const [position, step] of steps.entries()) {
+      await db.query(
+        `INSERT INTO escalation_step (chain_id, position, delay_seconds, target_type,
+           target_member_id, target_roster_id, channels, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())`,
+        [
+          id,
+          position,
+          step.delay ?? 0,
+          step.target,
+          step.member ?? null,
+          step.roster ?? null,
+          step.channels,
+        ],
+      );
+    }
+    return id;
+  };
+
+  /** A route matching `label=value` that opens `chainId` and notifies nobody in-app. */
+  const route = async (value: string, chainId: string) =>
+    t
+      .request()
+      .post(`/projects/${projectId}/alert_routes`)
+      .set(bearer(owner.jwt))
+      .send({
+        priority: ++sequence,
+        matchers: [{ label: 'case', op: 'eq', value }],
+        escalation_chain_id: chainId,
+        in_app_target_type: 'none',
+      })
+      .expect(201);
+
+  const ingest = (fingerprint: string, value: string, status: 'firing' | 'resolved') =>
+    t
+      .request()
+      .post(`/projects/${projectId}/alerts`)
+      .set('X-Access-Token', token)
+      .send({
+        version: '4',
+        status,
+        receiver: 'platform',
+        alerts: [
+          {
+            status,
+            labels: { alertname: 'DbDown', severity: 'critical', case: value },
+            annotations: { summary: `${fingerprint} is down` },
+            startsAt: t.clock.now().toISOString(),
+            endsAt: status === 'resolved' ? t.clock.now().toISOString() : '0001-01-01T00:00:00Z',
+            fingerprint,
+            generatorURL: 'http://prometheus.example/graph',
+          },
+        ],
+      })
+      .expect(200);
+
+  /** Fires a new alert through a route with a chain of `steps`; answers the alert id. */
+  const fire = async (steps: StepSpec[], options?: Parameters<typeof chain>[1]) => {
+    const value = `case-${++sequence}`;
+    await route(value, await chain(steps, options));
+    const fingerprint = `fp-${value}`;
+    await ingest(fingerprint, value, 'firing');
+    const [{ id }] = await db.query<Array<{ id: string }>>(
+      'SELECT id FROM alert WHERE project_id = $1 AND fingerprint = $2',
+      [projectId, fingerprint],
+    );
+    return { alertId: id, fingerprint, value };
+  };
+
+  const pages = (alertId: string) =>
+    db.query<PageRow[]>(
+      `SELECT channel, account_id, generation, repeat_count, step_index, status
+         FROM escalation_page WHERE alert_id = $1
+        ORDER BY generation, repeat_count, step_index, channel, account_id`,
+      [alertId],
+    );
+  const pagesAtLeast = (alertId: string, n: number) =>
+    eventually(async () => {
+      const rows = await pages(alertId);
+      return rows.length >= n && rows;
+    }, `${n} page(s) of alert ${alertId}`);
+  const instance = async (alertId: string) =>
+    (
+      await db.query<
+        Array<{
+          id: string;
+          state: string;
+          generation: number;
+          repeat_count: number;
+          step_index: number;
+        }>
+      >(
+        `SELECT id, state, generation, repeat_count, step_index FROM escalation_instance
+          WHERE alert_id = $1 ORDER BY opened_at`,
+        [alertId],
+      )
+    )[0];
+  const inAppPagesOf = (account: TestAccount, alertId: string) =>
+    db.query<Array<{ id: string }>>(
+      `SELECT id FROM notification
+        WHERE account_id = $1 AND category_key = 'alert_escalation' AND payload ->> 'alert_id' = $2`,
+      [account.accountId, alertId],
+    );
+  const advance = (seconds: number) => t.clock.advance({ seconds });
+  const ack = (alertId: string, who = alice) =>
+    t
+      .request()
+      .post(`/projects/${projectId}/alerts/${alertId}/ack`)
+      .set(bearer(who.jwt))
+      .expect(200);
+
+  beforeAll(async () => {
+    twilio = await FakeTwilio.start();
+    t = await createMailingApiTestApp({
+      config: { phone: twilio.config(), escalationSweepIntervalMs: SWEEP_MS },
+    });
+    db = t.get(DataSource);
+    owner = await createAccount(t, t.sink, 'owner@escalation.example', 'Escalation Org');
+    alice = await addMember(t, t.sink, owner, 'alice@escalation.example', 'developer');
+    bob = await addMember(t, t.sink, owner, 'bob@escalation.example', 'developer');
+    carol = await addMember(t, t.sink, owner, 'carol@escalation.example', 'developer');
+    await db.query(
+      'UPDATE account SET phone_number = $2, phone_verified_at = now() WHERE id = $1',
+      [bob.accountId, BOB_PHONE],
+    );
+    projectId = await alertsProject(t, owner);
+    token = (
+      await t
+        .request()
+        .post(`/projects/${projectId}/alert_ingest_tokens`)
+        .set(bearer(owner.jwt))
+        .expect(201)
+    ).body.data.token as string;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await twilio?.close();
+  });
+
+  it("pages in-app at once, then by phone after the second step's delay, then is exhausted", async () => {
+    const { alertId } = await fire([
+      { target: 'member', member: alice.accountId, channels: ['in_app'] },
+      { delay: 300, target: 'member', member: bob.accountId, channels: ['phone'] },
+    ]);
+    await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 1, 'in-app page');
+    expect(await pages(alertId)).toEqual([
+      expect.objectContaining({ channel: 'in_app', account_id: alice.accountId, step_index: 0 }),
+    ]);
+
+    await advance(299);
+    await settle();
+    expect(twilio.requests.filter((r) => r.to === BOB_PHONE)).toEqual([]);
+    expect((await instance(alertId)).state).toBe('active');
+
+    await advance(1);
+    const call = await twilio.waitFor((r) => r.kind === 'call' && r.to === BOB_PHONE);
+    expect(call).toMatchObject({ kind: 'call', to: BOB_PHONE });
+    const rows = await eventually(async () => {
+      const all = await pages(alertId);
+      return all.every((p) => p.status === 'sent') && all;
+    }, 'both pages sent');
+    expect(rows.map((p) => [p.step_index, p.channel, p.account_id])).toEqual([
+      [0, 'in_app', alice.accountId],
+      [1, 'phone', bob.accountId],
+    ]);
+    expect((await instance(alertId)).state).toBe('exhausted');
+    const ledger = await db.query<Array<{ account_id: string; action: string; channel: string }>>(
+      `SELECT account_id, action, channel FROM escalation_ledger WHERE alert_id = $1
+        ORDER BY created_at, action`,
+      [alertId],
+    );
+    expect(ledger).toEqual([
+      { account_id: alice.accountId, action: 'notified', channel: 'in_app' },
+      { account_id: bob.accountId, action: 'called', channel: 'phone' },
+    ]);
+  });
+
+  it('an in-app acknowledgement halts the escalation; un-acknowledging does not resume it', async () => {
+    const { alertId } = await fire([
+      { target: 'member', member: alice.accountId, channels: ['in_app'] },
+      { delay: 60, target: 'member', member: bob.accountId, channels: ['in_app', 'email'] },
+    ]);
+    await pagesAtLeast(alertId, 1);
+    const acked = await ack(alertId);
+    expect(acked.body.data).toMatchObject({
+      acknowledged: true,
+      acknowledgement_count: 1,
+      acknowledged_by: { id: alice.accountId, name: 'alice' },
+    });
+    expect((await instance(alertId)).state).toBe('acknowledged');
+
+    await advance(120);
+    expect(await t.get(EscalationEngine).runDue()).toBe(0);
+    await settle();
+    expect((await pages(alertId)).map((p) => p.step_index)).toEqual([0]);
+
+    const unacked = await t
+      .request()
+      .delete(`/projects/${projectId}/alerts/${alertId}/ack`)
+      .set(bearer(alice.jwt))
+      .expect(200);
+    expect(unacked.body.data).toMatchObject({ acknowledged: false, acknowledgement_count: 0 });
+    expect((await instance(alertId)).state).toBe('acknowledged');
+    await advance(600);
+    await settle();
+    expect((await pages(alertId)).map((p) => p.step_index)).toEqual([0]);
+  });
+
+  it('re-escalates from step 1 after the window while the alert still fires, even after un-ack', async () => {
+    const { alertId } = await fire(
+      [
+        { target: 'member', member: alice.accountId, channels: ['in_app'] },
+        { delay: 60, target: 'member', member: carol.accountId, channels: ['in_app'] },
+      ],
+      { reEscalationAfter: 600 },
+    );
+    await pagesAtLeast(alertId, 1);
+    await advance(1);
+    await ack(alertId);
+    await advance(1);
+    await t
+      .request()
+      .delete(`/projects/${projectId}/alerts/${alertId}/ack`)
+      .set(bearer(alice.jwt))
+      .expect(200);
+    await advance(598);
+    await settle();
+    expect((await instance(alertId)).generation).toBe(0);
+
+    await advance(1);
+    await eventually(async () => (await instance(alertId)).generation === 1, 'the restart');
+    const restarted = await pagesAtLeast(alertId, 2);
+    expect(restarted.map((p) => [p.generation, p.step_index, p.account_id])).toEqual([
+      [0, 0, alice.accountId],
+      [1, 0, alice.accountId],
+    ]);
+    expect((await instance(alertId)).state).toBe('active');
+    await advance(60);
+    const all = await pagesAtLeast(alertId, 3);
+    expect(all.map((p) => [p.generation, p.step_index, p.account_id])).toEqual([
+      [0, 0, alice.accountId],
+      [1, 0, alice.accountId],
+      [1, 1, carol.accountId],
+    ]);
+    // The timeline, one entry per instant (events of one instant in any order).
+    const events = await db.query<Array<{ at: Date; kinds: string[] }>>(
+      `SELECT created_at AS at, array_agg(kind ORDER BY kind) AS kinds FROM alert_event
+        WHERE alert_id = $1 AND kind IN ('escalation_opened', 'paged', 'acknowledged',
+              'unacknowledged', 're_escalated', 'escalation_exhausted')
+        GROUP BY created_at ORDER BY created_at`,
+      [alertId],
+    );
+    const opened = events[0].at.getTime();
+    expect(events.map((e) => [(e.at.getTime() - opened) / 1000, e.kinds])).toEqual([
+      [0, ['escalation_opened', 'paged']],
+      [1, ['acknowledged']],
+      [2, ['unacknowledged']],
+      [601, ['paged', 're_escalated']],
+      [661, ['escalation_exhausted', 'paged']],
+    ]);
+  });
+
+  it('an acknowledgement after the chain ran out still re-escalates while the alert fires', async () => {
+    const { alertId } = await fire(
+      [{ target: 'member', member: alice.accountId, channels: ['in_app'] }],
+      { reEscalationAfter: 600 },
+    );
+    await pagesAtLeast(alertId, 1);
+    await eventually(async () => (await instance(alertId)).state === 'exhausted', 'exhaustion');
+    await ack(alertId);
+    expect((await instance(alertId)).state).toBe('acknowledged');
+    await advance(600);
+    const again = await pagesAtLeast(alertId, 2);
+    expect(again.map((p) => [p.generation, p.step_index])).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+  });
+
+  it('does not re-escalate an alert that resolved within the window', async () => {
+    const { alertId, fingerprint, value } = await fire(
+      [{ target: 'member', member: alice.accountId, channels: ['in_app'] }],
+      { reEscalationAfter: 600 },
+    );
+    await pagesAtLeast(alertId, 1);
+    await ack(alertId);
+    await advance(30);
+    await ingest(fingerprint, value, 'resolved');
+    await eventually(async () => (await instance(alertId)).state === 'resolved', 'cancellation');
+    await advance(600);
+    await settle();
+    expect(await pages(alertId)).toHaveLength(1);
+    expect(await instance(alertId)).toMatchObject({ state: 'resolved', generation: 0 });
+  });
+
+  it('resolution cancels an active escalation', async () => {
+    const { alertId, fingerprint, value } = await fire([
+      { target: 'member', member: alice.accountId, channels: ['in_app'] },
+      { delay: 60, target: 'member', member: bob.accountId, channels: ['in_app'] },
+    ]);
+    await pagesAtLeast(alertId, 1);
+    await ingest(fingerprint, value, 'resolved');
+    await eventually(async () => (await instance(alertId)).state === 'resolved', 'cancellation');
+    await advance(120);
+    await settle();
+    expect(await pages(alertId)).toHaveLength(1);
+  });
+
+  it('repeats the chain, then is exhausted without acknowledgement', async () => {
+    const { alertId } = await fire(
+      [{ delay: 60, target: 'member', member: alice.accountId, channels: ['in_app'] }],
+      { repeats: 2 },
+    );
+    await settle();
+    expect(await pages(alertId)).toEqual([]);
+    for (let pass = 0; pass < 3; pass++) {
+      await advance(60);
+      await pagesAtLeast(alertId, pass + 1);
+    }
+    await eventually(async () => (await instance(alertId)).state === 'exhausted', 'exhaustion');
+    await advance(600);
+    await settle();
+    expect((await pages(alertId)).map((p) => p.repeat_count)).toEqual([0, 1, 2]);
+    expect(await instance(alertId)).toMatchObject({ state: 'exhausted', repeat_count: 2 });
+    await eventually(
+      async () => (await inAppPagesOf(alice, alertId)).length === 3,
+      'three in-app pages',
+    );
+  });
+
+  describe('on-call rosters', () => {
+    let rosterId: string;
+    /** Monday 2026-03-02 09:00 UTC, a handoff. */
+    const MONDAY = new Date('2026-03-02T09:00:00Z');
+
+    const absent = (account: TestAccount, from: Date, to: Date) =>
+      t
+        .request()
+        .post('/notification_absences')
+        .set(bearer(account.jwt))
+        .send({ starts_at: from.toISOString(), ends_at: to.toISOString() })
+        .expect(201);
+    const onCallPage = async () => {
+      const { alertId } = await fire([
+        { target: 'roster_on_call', roster: rosterId, channels: ['in_app'] },
+      ]);
+      const [page] = await pagesAtLeast(alertId, 1);
+      return page.account_id;
+    };
+
+    beforeAll(async () => {
+      [{ id: rosterId }] = await db.query<Array<{ id: string }>>(
+        `INSERT INTO on_call_roster (project_id, name, created_at, updated_at)
+         VALUES ($1, 'primary', now(), now()) RETURNING id`,
+        [projectId],
+      );
+      for (const [position, member] of [alice, bob, carol].entries()) {
+        await db.query(
+          `INSERT INTO on_call_roster_member (roster_id, account_id, position, created_at, updated_at)
+           VALUES ($1, $2, $3, now(), now())`,
+          [rosterId, member.accountId, position],
+        );
+      }
+      await db.query(
+        `INSERT INTO on_call_rotation (roster_id, time_zone, start_date, handoff_time, shift_length,
+           created_at, updated_at)
+         VALUES ($1, 'UTC', '2026-03-02', '09:00', 'daily', now(), now())`,
+        [rosterId],
+      );
+    });
+
+    it("pages the rotation's member, an override instead, and skips an absent member", async () => {
+      t.clock.set(new Date(MONDAY.getTime() + 3600_000));
+      expect(await onCallPage()).toBe(alice.accountId);
+
+      // Tuesday is bob's shift; an override hands 12:00-14:00 to carol.
+      t.clock.set(new Date('2026-03-03T12:30:00Z'));
+      expect(await onCallPage()).toBe(bob.accountId);
+      await db.query(
+        `INSERT INTO on_call_override (roster_id, account_id, starts_at, ends_at, created_at, updated_at)
+         VALUES ($1, $2, '2026-03-03T12:00:00Z', '2026-03-03T14:00:00Z', now(), now())`,
+        [rosterId, carol.accountId],
+      );
+      expect(await onCallPage()).toBe(carol.accountId);
+
+      // Wednesday is carol's shift, but she is away: the next member (alice) is paged.
+      t.clock.set(new Date('2026-03-04T10:00:00Z'));
+      await absent(carol, new Date('2026-03-04T00:00:00Z'), new Date('2026-03-05T00:00:00Z'));
+      expect(await onCallPage()).toBe(alice.accountId);
+    });
+
+    it('still pages the scheduled member when everyone is absent', async () => {
+      // Friday, day 4 of the rotation: bob's shift (4 mod 3 = 1).
+      t.clock.set(new Date('2026-03-06T10:00:00Z'));
+      const from = new Date('2026-03-06T00:00:00Z');
+      const to = new Date('2026-03-07T00:00:00Z');
+      for (const member of [alice, bob, carol]) await absent(member, from, to);
+      expect(await onCallPage()).toBe(bob.accountId);
+    });
+  });
+
+  it('delivers every remaining step exactly once after Redis is flushed mid-escalation', async () => {
+    const { alertId } = await fire([
+      { target: 'member', member: alice.accountId, channels: ['in_app'] },
+      { delay: 60, target: 'member', member: alice.accountId, channels: ['in_app'] },
+      { delay: 60, target: 'member', member: bob.accountId, channels: ['in_app', 'sms'] },
+    ]);
+    await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 1, 'step 1');
+
+    // Everything the queues held (the delayed job of step 2 included) is gone.
+    await deleteRedisPrefix(t.config.redisPrefix);
+
+    await advance(60);
+    await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 2, 'step 2');
+    await advance(60);
+    await eventually(async () => (await inAppPagesOf(bob, alertId)).length === 1, 'step 3');
+    const sms = await twilio.waitFor((r) => r.kind === 'sms' && r.to === BOB_PHONE);
+    expect(sms).toMatchObject({ kind: 'sms', to: BOB_PHONE });
+
+    // Several more sweeps and a spare step job change nothing.
+    await settle();
+    expect(await t.get(EscalationEngine).runDue()).toBe(0);
+    const rows = await pages(alertId);
+    expect(rows.map((p) => [p.step_index, p.channel, p.account_id, p.status])).toEqual([
+      [0, 'in_app', alice.accountId, 'sent'],
+      [1, 'in_app', alice.accountId, 'sent'],
+      [2, 'in_app', bob.accountId, 'sent'],
+      [2, 'sms', bob.accountId, 'sent'],
+    ]);
+    expect(await inAppPagesOf(alice, alertId)).toHaveLength(2);
+    expect(await inAppPagesOf(bob, alertId)).toHaveLength(1);
+    expect(twilio.requests.filter((r) => r.kind === 'sms' && r.to === BOB_PHONE)).toHaveLength(1);
+    expect((await instance(alertId)).state).toBe('exhausted');
+  });
+});
