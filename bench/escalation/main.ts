@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { EscalationJobs } from '@platform/escalation';
-import { JobName, JobQueue } from '@platform/queue';
-import { createTestApp, type TestApp } from '@platform/testing';
+import { createTestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { ApiModule } from '../../apps/api/api.module.js';
 import { WorkerProcesses } from '../notifications/worker-processes.js';
+import { seed } from './seed.js';
 
 const ESCALATIONS = Number(process.env.BENCH_ESCALATIONS ?? 10_000);
 const WORKERS = Number(process.env.BENCH_ESCALATION_WORKERS ?? 2);
@@ -25,62 +25,6 @@ function percentile(sorted: number[], p: number): number {
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /**
- * An organization with one project, `members` accounts and one single-step chain (in-app page
- * of a member); `count` firing alerts, each with an active escalation instance whose step falls
- * due at `dueAt`, so every step is due at the same instant.
- */
-async function seed(t: TestApp, count: number, dueAt: Date): Promise<void> {
-  const db = t.get(DataSource);
-  const [{ id: organizationId }] = await db.query<Array<{ id: string }>>(
-    `INSERT INTO organization (name) VALUES ('Escalation bench') RETURNING id`,
-  );
-  const [{ id: projectId }] = await db.query<Array<{ id: string }>>(
-    `INSERT INTO project (organization_id, name) VALUES ($1, 'production') RETURNING id`,
-    [organizationId],
-  );
-  const members: Array<{ id: string }> = await db.query(
-    `INSERT INTO account (login, name, email_verified_at)
-     SELECT 'oncall-' || i || '@bench.example', 'On-call ' || i, now() FROM generate_series(1, 50) i
-     RETURNING id`,
-  );
-  await db.query(
-    `INSERT INTO membership (organization_id, account_id, role)
-     SELECT $1, id, 'developer' FROM unnest($2::uuid[]) AS id`,
-    [organizationId, members.map((m) => m.id)],
-  );
-  const [{ id: chainId }] = await db.query<Array<{ id: string }>>(
-    `INSERT INTO escalation_chain (project_id, name, created_at, updated_at)
-     VALUES ($1, 'page the on-call', now(), now()) RETURNING id`,
-    [projectId],
-  );
-  // One chain per member would add nothing: the snapshot names the member per instance.
-  await db.query(
-    `WITH alerts AS (
-       INSERT INTO alert (project_id, fingerprint, status, severity, labels, annotations,
-                          starts_at, last_received_at, created_at, updated_at)
-       SELECT $1, 'bench-' || i, 'firing', 'critical',
-              jsonb_build_object('alertname', 'BenchAlert', 'severity', 'critical'),
-              jsonb_build_object('summary', 'bench alert ' || i), now(), now(), now(), now()
-         FROM generate_series(1, $2::int) i
-       RETURNING id
-     )
-     INSERT INTO escalation_instance (project_id, alert_id, chain_id, chain_snapshot, state,
-                                      next_run_at, opened_at, updated_at)
-     SELECT $1, a.id, $3,
-            jsonb_build_object('id', $3::uuid, 'name', 'page the on-call',
-              're_escalation_after', NULL, 'repeats', 0,
-              'steps', jsonb_build_array(jsonb_build_object(
-                'id', gen_random_uuid(), 'position', 0, 'delay_seconds', 0,
-                'target_type', 'member', 'target_roster_id', NULL,
-                'target_member_id', ($4::uuid[])[1 + (row_number() OVER () % 50)],
-                'target_role', NULL, 'channels', jsonb_build_array('in_app')))),
-            'active', $5, now(), now()
-       FROM alerts a`,
-    [projectId, count, chainId, members.map((m) => m.id), dueAt],
-  );
-}
-
-/**
  * Opens ESCALATIONS escalations whose first step falls due at the same instant, with the step
  * jobs enqueued as the engine enqueues them, and worker processes started as production starts
  * them. Lateness is the time from the due instant until the page row is committed, observed by
@@ -97,28 +41,24 @@ async function main(): Promise<void> {
     const dueAt = new Date(Date.now() + 60_000);
     await seed(t, ESCALATIONS, dueAt);
     await db.query('ANALYZE');
-    log(`${ESCALATIONS} escalations seeded in ${((performance.now() - setup) / 1000).toFixed(1)} s`);
+    log(
+      `${ESCALATIONS} escalations seeded in ${((performance.now() - setup) / 1000).toFixed(1)} s`,
+    );
 
     // Due LEAD_MS from now: the jobs go in as the engine's delayed jobs.
     const due = Date.now() + LEAD_MS;
     await db.query(`UPDATE escalation_instance SET next_run_at = $1`, [new Date(due)]);
-    const instances = await db.query<Array<{ id: string }>>('SELECT id FROM escalation_instance');
-    await t.get(JobQueue).enqueueBulk(
-      JobName.EscalationStep,
-      instances.map(({ id }) => ({
-        data: { instanceId: id, generation: 0, repeatCount: 0, stepIndex: 0 },
-        options: {
-          jobId: EscalationJobs.stepJobId({
-            instanceId: id,
-            generation: 0,
-            repeatCount: 0,
-            stepIndex: 0,
-          }),
-          delay: Math.max(0, due - Date.now()),
-          removeOnComplete: true,
-        },
-      })),
-    );
+    // The engine's own enqueueing, on the real time.
+    t.clock.set(new Date());
+    await t
+      .get(EscalationJobs)
+      .steps(
+        (
+          await db.query<Array<{ next_run_at: Date }>>(
+            'SELECT next_run_at FROM escalation_instance',
+          )
+        ).map((r) => r.next_run_at),
+      );
     log(`step jobs enqueued; due in ${((due - Date.now()) / 1000).toFixed(1)} s`);
 
     const lateness: number[] = [];
@@ -146,7 +86,7 @@ async function main(): Promise<void> {
       await sleep(100);
     }
     const [{ ran, notifications }] = await db.query<Array<{ ran: number; notifications: number }>>(
-      `SELECT (SELECT count(*)::int FROM escalation_instance WHERE state = 'exhausted') AS ran,
+      `SELECT (SELECT count(*)::int FROM escalation_instance WHERE step_index = 1) AS ran,
               (SELECT count(*)::int FROM notification WHERE category_key = 'alert_escalation')
                 AS notifications`,
     );

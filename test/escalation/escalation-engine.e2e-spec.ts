@@ -145,6 +145,12 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       const rows = await pages(alertId);
       return rows.length >= n && rows;
     }, `${n} page(s) of alert ${alertId}`);
+  /** Pages written and delivered (the delivery records the `paged` event at the clock's time). */
+  const deliveredAtLeast = (alertId: string, n: number) =>
+    eventually(async () => {
+      const rows = await pages(alertId);
+      return rows.length >= n && rows.every((p) => p.status === 'sent') && rows;
+    }, `${n} delivered page(s) of alert ${alertId}`);
   const instance = async (alertId: string) =>
     (
       await db.query<
@@ -214,12 +220,12 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       expect.objectContaining({ channel: 'in_app', account_id: alice.accountId, step_index: 0 }),
     ]);
 
-    await advance(299);
+    advance(299);
     await settle();
     expect(twilio.requests.filter((r) => r.to === BOB_PHONE)).toEqual([]);
     expect((await instance(alertId)).state).toBe('active');
 
-    await advance(1);
+    advance(1);
     const call = await twilio.waitFor((r) => r.kind === 'call' && r.to === BOB_PHONE);
     expect(call).toMatchObject({ kind: 'call', to: BOB_PHONE });
     const rows = await eventually(async () => {
@@ -256,7 +262,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     });
     expect((await instance(alertId)).state).toBe('acknowledged');
 
-    await advance(120);
+    advance(120);
     expect(await t.get(EscalationEngine).runDue()).toBe(0);
     await settle();
     expect((await pages(alertId)).map((p) => p.step_index)).toEqual([0]);
@@ -268,7 +274,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       .expect(200);
     expect(unacked.body.data).toMatchObject({ acknowledged: false, acknowledgement_count: 0 });
     expect((await instance(alertId)).state).toBe('acknowledged');
-    await advance(600);
+    advance(600);
     await settle();
     expect((await pages(alertId)).map((p) => p.step_index)).toEqual([0]);
   });
@@ -281,29 +287,29 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       ],
       { reEscalationAfter: 600 },
     );
-    await pagesAtLeast(alertId, 1);
-    await advance(1);
+    await deliveredAtLeast(alertId, 1);
+    advance(1);
     await ack(alertId);
-    await advance(1);
+    advance(1);
     await t
       .request()
       .delete(`/projects/${projectId}/alerts/${alertId}/ack`)
       .set(bearer(alice.jwt))
       .expect(200);
-    await advance(598);
+    advance(598);
     await settle();
     expect((await instance(alertId)).generation).toBe(0);
 
-    await advance(1);
+    advance(1);
     await eventually(async () => (await instance(alertId)).generation === 1, 'the restart');
-    const restarted = await pagesAtLeast(alertId, 2);
+    const restarted = await deliveredAtLeast(alertId, 2);
     expect(restarted.map((p) => [p.generation, p.step_index, p.account_id])).toEqual([
       [0, 0, alice.accountId],
       [1, 0, alice.accountId],
     ]);
     expect((await instance(alertId)).state).toBe('active');
-    await advance(60);
-    const all = await pagesAtLeast(alertId, 3);
+    advance(60);
+    const all = await deliveredAtLeast(alertId, 3);
     expect(all.map((p) => [p.generation, p.step_index, p.account_id])).toEqual([
       [0, 0, alice.accountId],
       [1, 0, alice.accountId],
@@ -336,7 +342,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     await eventually(async () => (await instance(alertId)).state === 'exhausted', 'exhaustion');
     await ack(alertId);
     expect((await instance(alertId)).state).toBe('acknowledged');
-    await advance(600);
+    advance(600);
     const again = await pagesAtLeast(alertId, 2);
     expect(again.map((p) => [p.generation, p.step_index])).toEqual([
       [0, 0],
@@ -351,10 +357,10 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     );
     await pagesAtLeast(alertId, 1);
     await ack(alertId);
-    await advance(30);
+    advance(30);
     await ingest(fingerprint, value, 'resolved');
     await eventually(async () => (await instance(alertId)).state === 'resolved', 'cancellation');
-    await advance(600);
+    advance(600);
     await settle();
     expect(await pages(alertId)).toHaveLength(1);
     expect(await instance(alertId)).toMatchObject({ state: 'resolved', generation: 0 });
@@ -368,7 +374,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     await pagesAtLeast(alertId, 1);
     await ingest(fingerprint, value, 'resolved');
     await eventually(async () => (await instance(alertId)).state === 'resolved', 'cancellation');
-    await advance(120);
+    advance(120);
     await settle();
     expect(await pages(alertId)).toHaveLength(1);
   });
@@ -381,11 +387,11 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     await settle();
     expect(await pages(alertId)).toEqual([]);
     for (let pass = 0; pass < 3; pass++) {
-      await advance(60);
+      advance(60);
       await pagesAtLeast(alertId, pass + 1);
     }
     await eventually(async () => (await instance(alertId)).state === 'exhausted', 'exhaustion');
-    await advance(600);
+    advance(600);
     await settle();
     expect((await pages(alertId)).map((p) => p.repeat_count)).toEqual([0, 1, 2]);
     expect(await instance(alertId)).toMatchObject({ state: 'exhausted', repeat_count: 2 });
@@ -477,9 +483,9 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     // Everything the queues held (the delayed job of step 2 included) is gone.
     await deleteRedisPrefix(t.config.redisPrefix);
 
-    await advance(60);
+    advance(60);
     await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 2, 'step 2');
-    await advance(60);
+    advance(60);
     await eventually(async () => (await inAppPagesOf(bob, alertId)).length === 1, 'step 3');
     const sms = await twilio.waitFor((r) => r.kind === 'sms' && r.to === BOB_PHONE);
     expect(sms).toMatchObject({ kind: 'sms', to: BOB_PHONE });

@@ -44,6 +44,8 @@ describe('authorization matrix', () => {
   let stranger: TestAccount;
   let strangerToken: string;
   const ids: Record<string, string> = {};
+  /** Query strings a GET needs to be answered 200 (required parameters). */
+  const queries: Record<string, string> = {};
 
   beforeAll(async () => {
     t = await createMailingApiTestApp();
@@ -130,7 +132,68 @@ describe('authorization matrix', () => {
       ids[`/projects/:project_id/notification_endpoints/:id${path}`] = endpoint.body.data
         .id as string;
     const route = await post('/alert_routes', { name: 'all', priority: 1 });
-    ids['/projects/:project_id/alert_routes/:id'] = route.body.data.id as string;
+    for (const path of ['', '/clone'])
+      ids[`/projects/:project_id/alert_routes/:id${path}`] = route.body.data.id as string;
+
+    const roster = (await post('/on_call_rosters', { name: 'primary' })).body.data.id as string;
+    const rosterPath = `/on_call_rosters/${roster}`;
+    ids.member_id = (
+      await post(`${rosterPath}/on_call_roster_members`, { account_id: owner.accountId })
+    ).body.data.id as string;
+    ids.contact_id = (
+      await post(`${rosterPath}/on_call_roster_phone_contacts`, {
+        label: 'NOC',
+        phone_number: '+15550001000',
+      })
+    ).body.data.id as string;
+    await t
+      .request()
+      .put(`${base}${rosterPath}/rotation`)
+      .set(bearer(owner.jwt))
+      .send({
+        time_zone: 'UTC',
+        start_date: '2030-01-01',
+        handoff_time: '09:00',
+        shift_length: 'daily',
+      })
+      .expect(200);
+    ids.override_id = (
+      await post(`${rosterPath}/on_call_overrides`, {
+        account_id: owner.accountId,
+        starts_at: '2030-01-01T00:00:00Z',
+        ends_at: '2030-01-02T00:00:00Z',
+      })
+    ).body.data.id as string;
+    for (const path of [
+      '',
+      '/shifts',
+      '/on_call_roster_members',
+      '/on_call_roster_members/:member_id',
+      '/on_call_roster_phone_contacts',
+      '/on_call_roster_phone_contacts/:contact_id',
+      '/rotation',
+      '/on_call_overrides',
+      '/on_call_overrides/:override_id',
+    ])
+      ids[`/projects/:project_id/on_call_rosters/:id${path}`] = roster;
+    queries['/projects/:project_id/on_call_rosters/:id/shifts'] =
+      '?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z';
+
+    const chain = (await post('/escalation_chains', { name: 'matrix' })).body.data.id as string;
+    ids.step_id = (
+      await post(`/escalation_chains/${chain}/escalation_steps`, {
+        target_type: 'org_admins',
+        channels: ['in_app'],
+      })
+    ).body.data.id as string;
+    for (const path of [
+      '',
+      '/clone',
+      '/resolved_targets',
+      '/escalation_steps',
+      '/escalation_steps/:step_id',
+    ])
+      ids[`/projects/:project_id/escalation_chains/:id${path}`] = chain;
   }
 
   /** The route's path with the owner organization's real ids filled in. */
@@ -231,7 +294,7 @@ describe('authorization matrix', () => {
     const failures: string[] = [];
     for (const route of routes.filter((r) => scoped(r) && r.method === RequestMethod.GET)) {
       for (const path of route.paths) {
-        const res = await call(route, concrete(path)).set(bearer(owner.jwt));
+        const res = await call(route, concrete(path), queries[path]).set(bearer(owner.jwt));
         if (res.status !== 200) failures.push(`GET ${path}: ${res.status} ${res.body.code}`);
       }
     }

@@ -37,16 +37,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
   /** Daily: drops webhook deliveries and alert timeline events past their 90-day retention. */
   [JobName.AlertsPrune]: Record<string, never>;
   /**
-   * Runs due escalation steps. The job id names one step run (instance, generation, repeat,
-   * step); whichever job runs first executes every step due by then, so the rest find theirs
-   * done and return.
+   * Runs the escalation steps due at `dueAt` (ISO 8601). Steps falling due at the same instant
+   * share one job (its id names the instant); whichever job runs first executes every step due
+   * by then, so the rest find theirs done and return.
    */
-  [JobName.EscalationStep]: {
-    instanceId: string;
-    generation: number;
-    repeatCount: number;
-    stepIndex: number;
-  };
+  [JobName.EscalationStep]: { dueAt: string };
   /** Restarts an acknowledged escalation from step 1 if its alert is still firing. */
   [JobName.EscalationReEscalate]: { instanceId: string; generation: number };
   /** Delivers one escalation_page row (in-app, e-mail, phone call or SMS). */

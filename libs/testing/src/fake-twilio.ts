@@ -1,4 +1,5 @@
 import { Arrivals } from './arrivals.js';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,13 +18,37 @@ export interface FakeTwilioOptions {
   authToken?: string;
 }
 
+/** A call the fake placed. */
+export type TwilioCall = Extract<TwilioRequest, { kind: 'call' }>;
+
+/** How the fake reaches the application for a webhook. */
+export interface WebhookDelivery {
+  /**
+   * Where the application really listens (e.g. a test app's `baseUrl`): the webhook URL's
+   * origin is replaced by it for the request, while the signature still covers the URL as
+   * configured, the way Twilio reaches an application behind a proxy.
+   */
+  deliverTo?: string;
+  /** Send this `X-Twilio-Signature` instead of the genuine one. */
+  signature?: string;
+}
+
+/** What the application answered to a webhook. */
+export interface WebhookReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
 const RESOURCE = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/;
 
 /**
  * A real HTTP server on a free local port that speaks the Twilio REST shape: POST
  * `/2010-04-01/Accounts/{sid}/Messages.json` and `.../Calls.json`, form-encoded, with Basic
- * auth `sid:token`. It records what it accepts and answers 201 like Twilio; it can be told
- * to fail the next requests with 500.
+ * auth `sid:token`. It records what it accepts (a call with its TwiML) and answers 201 like
+ * Twilio; it can be told to fail the next requests with 500. Like Twilio it calls back: a
+ * placed call can be answered with digits (the `<Gather action>` webhook) and an inbound SMS
+ * can be delivered to a messaging webhook, both signed with `X-Twilio-Signature`.
  */
 export class FakeTwilio {
   private readonly arrivals = new Arrivals<TwilioRequest>('Twilio request');
@@ -87,6 +112,83 @@ export class FakeTwilio {
     this.arrivals.clear();
   }
 
+  /**
+   * Answers a call the fake placed by pressing `digits`: POSTs, as Twilio does, the
+   * form-encoded call parameters with `Digits` to the `action` URL of the call's `<Gather>`,
+   * signed with `X-Twilio-Signature`.
+   */
+  answer(call: TwilioCall, digits: string, delivery: WebhookDelivery = {}): Promise<WebhookReply> {
+    return this.webhook(
+      gatherAction(call.twiml),
+      {
+        AccountSid: this.accountSid,
+        CallSid: call.sid,
+        CallStatus: 'in-progress',
+        Digits: digits,
+        Direction: 'outbound-api',
+        From: call.from,
+        To: call.to,
+      },
+      delivery,
+    );
+  }
+
+  /** An SMS from `from` arriving at `to`: Twilio's inbound message webhook POSTed to `url`. */
+  receiveSms(
+    url: string,
+    message: { from: string; body: string; to?: string },
+    delivery: WebhookDelivery = {},
+  ): Promise<WebhookReply> {
+    this.counter += 1;
+    return this.webhook(
+      url,
+      {
+        AccountSid: this.accountSid,
+        Body: message.body,
+        From: message.from,
+        MessageSid: `SM${String(this.counter).padStart(32, '0')}`,
+        NumMedia: '0',
+        To: message.to ?? '+15550000000',
+      },
+      delivery,
+    );
+  }
+
+  /** Twilio's `X-Twilio-Signature` of a POST to `url` with `params`, under this auth token. */
+  sign(url: string, params: Record<string, string>): string {
+    const data = Object.keys(params)
+      .sort()
+      .map((name) => name + params[name])
+      .join('');
+    return createHmac('sha1', this.authToken)
+      .update(url + data)
+      .digest('base64');
+  }
+
+  private async webhook(
+    url: string,
+    params: Record<string, string>,
+    delivery: WebhookDelivery,
+  ): Promise<WebhookReply> {
+    const target = new URL(url);
+    const base = delivery.deliverTo ? new URL(delivery.deliverTo) : target;
+    const requested = new URL(`${target.pathname}${target.search}`, base.origin);
+    const response = await fetch(requested, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Twilio-Signature': delivery.signature ?? this.sign(url, params),
+        'User-Agent': 'TwilioProxy/1.1',
+      },
+      body: new URLSearchParams(params).toString(),
+    });
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      body: await response.text(),
+    };
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -143,6 +245,22 @@ export class FakeTwilio {
     );
     reply(response, 201, { sid: resourceSid, status: 'queued', to, from });
   }
+}
+
+const XML_ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&apos;': "'",
+};
+
+/** The `action` URL of the `<Gather>` in a call's TwiML. */
+export function gatherAction(twiml: string): string {
+  const gather = /<Gather\b[^>]*>/.exec(twiml);
+  const action = gather && /\baction="([^"]*)"/.exec(gather[0]);
+  if (!action) throw new Error(`the call's TwiML has no <Gather action>: ${twiml}`);
+  return action[1].replace(/&(amp|lt|gt|quot|apos);/g, (entity) => XML_ENTITIES[entity]);
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -18,7 +18,8 @@ const RESOURCE = 'alert_routes';
  * category: read to list, show and preview; update to change a route; delete to create, clone
  * or delete one (the spec reserves creating and deleting routes to that level). Tokens need
  * `alert_routes:read` for GET and preview, `write` to create or update, `manage` to delete
- * or clone.
+ * or clone. A clone is created disabled, so it takes no alert from its original until it has
+ * been reviewed and enabled.
  */
 @ApiTags('alerting')
 @Controller('projects/:project_id/alert_routes')

@@ -21,6 +21,7 @@ const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
 export const MAX_MATCHERS = 50;
 export const MAX_ENDPOINT_IDS = 100;
+export const MAX_ROUTE_NAME_LENGTH = 200;
 
 const present = (field: string) => (body: object) =>
   (body as Record<string, unknown>)[field] !== undefined;

@@ -156,10 +156,14 @@ export class AlertRoutesRepository {
     return deleted.length > 0;
   }
 
-  /** The priority after the project's last route (0 for the first). */
+  /**
+   * The priority after the project's last route (0 for the first). At the largest priority
+   * there is no "after": the same priority still evaluates after it, the older route first.
+   */
   async nextPriority(manager: EntityManager, projectId: string): Promise<number> {
     const rows: Array<{ next: number }> = await manager.query(
-      'SELECT COALESCE(max(priority) + 1, 0)::int AS next FROM alert_route WHERE project_id = $1',
+      `SELECT LEAST(COALESCE(max(priority)::bigint + 1, 0), 2147483647)::int AS next
+         FROM alert_route WHERE project_id = $1`,
       [projectId],
     );
     return rows[0].next;

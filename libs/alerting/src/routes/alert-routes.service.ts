@@ -17,7 +17,7 @@ import type {
   PreviewAlertRouteBody,
   UpdateAlertRouteBody,
 } from './alert-routes.dto.js';
-import { MAX_MATCHERS } from './alert-routes.dto.js';
+import { MAX_MATCHERS, MAX_ROUTE_NAME_LENGTH } from './alert-routes.dto.js';
 import {
   type AlertRouteFields,
   type AlertRouteRow,
@@ -68,8 +68,9 @@ export function parseMinSeverity(value: string | null):
  *   `route_does_nothing`.
  * - Clone copies every field and the attached endpoints, named "<name> (copy)", with the
  *   priority after the project's last route (both overridable in the body), and never a
- *   cooldown in progress. An identical copy placed after its original cannot change where any
- *   alert goes until it is edited.
+ *   cooldown in progress. The copy is always created disabled: placed before its original (a
+ *   lower priority in the body) an enabled copy would take over the original's alerts at once,
+ *   so it routes nothing until it is reviewed and enabled with an update.
  * - Preview evaluates `{labels, severity?}` (severity defaults to the severity label) against
  *   the stored routes, without side effects, and explains each route's outcome.
  */
@@ -122,8 +123,9 @@ export class AlertRoutesService {
       const endpoints = await this.endpointsOf(projectId, source.notification_endpoint_ids);
       const fields: AlertRouteFields = {
         ...pickFields(source),
-        name: body.name ?? `${source.name} (copy)`.trim(),
+        name: body.name ?? copyName(source.name),
         priority: body.priority ?? (await this.routes.nextPriority(manager, projectId)),
+        enabled: false,
       };
       assertDoesSomething(fields, endpoints);
       const copyId = await this.routes.insert(manager, projectId, fields, this.clock.now());
@@ -293,6 +295,12 @@ export class AlertRoutesService {
   ): Promise<Array<{ id: string; enabled: boolean }>> {
     return ids.length === 0 ? [] : this.endpoints.findInProject(projectId, ids);
   }
+}
+
+/** "<name> (copy)", shortened so the copy's name still fits the name limit. */
+function copyName(name: string): string {
+  const suffix = ' (copy)';
+  return `${name.slice(0, MAX_ROUTE_NAME_LENGTH - suffix.length)}${suffix}`.trim();
 }
 
 function requiredFor(field: string, type: string): FieldProblem {

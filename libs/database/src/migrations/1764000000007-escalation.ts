@@ -129,10 +129,13 @@ export class Escalation1764000000007 implements MigrationInterface {
       CREATE INDEX escalation_instance_chain_idx ON escalation_instance (chain_id);
 
       -- One page per recipient and channel of an executed step, written with the step (so a
-      -- step is paged exactly once) and delivered afterwards (at least once) by its job.
+      -- step is paged exactly once) and delivered afterwards (at least once) by its job. No
+      -- foreign keys: a burst of due steps writes thousands of pages at once, and per-row key
+      -- checks would double that cost; the instance always exists when its pages are written,
+      -- and pages of deleted alerts are pruned with the retention job.
       CREATE TABLE escalation_page (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        instance_id uuid NOT NULL REFERENCES escalation_instance (id) ON DELETE CASCADE,
+        instance_id uuid NOT NULL,
         project_id uuid NOT NULL,
         alert_id uuid NOT NULL,
         generation integer NOT NULL,
@@ -140,7 +143,7 @@ export class Escalation1764000000007 implements MigrationInterface {
         step_index integer NOT NULL,
         channel text NOT NULL CHECK (channel IN ('in_app', 'email', 'phone', 'sms')),
         -- Exactly one of: an account, or an external phone contact (label and number).
-        account_id uuid REFERENCES account (id) ON DELETE SET NULL,
+        account_id uuid,
         contact_label text,
         phone_number text,
         status text NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'skipped')),
@@ -156,11 +159,13 @@ export class Escalation1764000000007 implements MigrationInterface {
       CREATE INDEX escalation_page_instance_idx ON escalation_page (instance_id);
       CREATE INDEX escalation_page_pending_idx ON escalation_page (created_at)
         WHERE status = 'pending';
+      CREATE INDEX escalation_page_created_idx ON escalation_page (created_at);
       CREATE INDEX escalation_page_reply_idx ON escalation_page (phone_number, reply_code)
         WHERE reply_code IS NOT NULL;
 
-      -- History for insights: every page (notified), call (called) and acknowledgement (acked).
-      -- Kept when the account is deleted (account_id stays; its name shows as null).
+      -- History for insights: every delivered page (notified), placed call (called) and
+      -- acknowledgement (acked). Kept when the account is deleted (account_id stays; its name
+      -- shows as null).
       CREATE TABLE escalation_ledger (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         project_id uuid NOT NULL REFERENCES project (id) ON DELETE CASCADE,

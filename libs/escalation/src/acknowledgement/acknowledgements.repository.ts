@@ -7,7 +7,8 @@ import type { PageChannel } from '../chains/chain-snapshot.js';
 export type AckChannel = 'in_app' | 'email' | 'phone';
 
 /** Who acknowledges: an account, or an external phone contact known by its label. */
-export type Acknowledger = { kind: 'account'; id: string; name: string } | { kind: 'contact'; label: string };
+export type Acknowledger =
+  { kind: 'account'; id: string; name: string } | { kind: 'contact'; label: string };
 
 export interface AcknowledgementRecord {
   projectId: string;
@@ -140,7 +141,13 @@ export class AcknowledgementsRepository {
 
   async recordUnacknowledged(
     manager: EntityManager,
-    unack: { projectId: string; alertId: string; by: { id: string; name: string }; removed: number; at: Date },
+    unack: {
+      projectId: string;
+      alertId: string;
+      by: { id: string; name: string };
+      removed: number;
+      at: Date;
+    },
   ): Promise<void> {
     await this.timeline.record(
       [

@@ -61,7 +61,13 @@ export class AcknowledgementsService {
         throw escalationNotFound('Alert');
       const removed = await this.repository.clear(manager, alertId);
       if (removed > 0)
-        await this.repository.recordUnacknowledged(manager, { projectId, alertId, by, removed, at });
+        await this.repository.recordUnacknowledged(manager, {
+          projectId,
+          alertId,
+          by,
+          removed,
+          at,
+        });
       return (await this.alerts.findView(projectId, alertId, manager))!;
     });
   }

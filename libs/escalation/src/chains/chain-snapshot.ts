@@ -44,5 +44,4 @@ export interface ChainSnapshot {
 
 /** One recipient of a page. Contacts are reached by phone and SMS only. */
 export type PageRecipient =
-  | { kind: 'account'; accountId: string }
-  | { kind: 'contact'; label: string; phoneNumber: string };
+  { kind: 'account'; accountId: string } | { kind: 'contact'; label: string; phoneNumber: string };

@@ -82,7 +82,9 @@ export class StepTargetResolver {
         case 'role':
           if (step.target_role === 'Admin') return accounts(admins());
           if (step.target_role === 'Member')
-            return accounts(organization.filter((m) => m.role !== 'admin').map((m) => m.account_id));
+            return accounts(
+              organization.filter((m) => m.role !== 'admin').map((m) => m.account_id),
+            );
           return [];
         case 'org_admins':
           return accounts(admins());

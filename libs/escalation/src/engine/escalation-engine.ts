@@ -16,7 +16,7 @@ import {
   type InstanceRow,
   type NewPage,
 } from './escalation-instances.repository.js';
-import { EscalationJobs, type StepRun } from './escalation-jobs.js';
+import { EscalationJobs } from './escalation-jobs.js';
 
 /** Due steps taken per transaction: large enough for bursts, small enough to commit quickly. */
 export const STEP_BATCH = 1000;
@@ -63,9 +63,10 @@ export function nextPosition(
  * BullMQ delayed job with a deterministic id; the job runs every step due by then, in batches
  * claimed with `FOR UPDATE SKIP LOCKED`, so a burst of due steps is taken by whichever jobs run
  * first and the rest find nothing left. Executing a step writes its pages (the outbox that page
- * delivery drains), their ledger rows, a `paged` timeline event and the instance's next position
- * in one transaction: a step is paged once, and a crash before the commit leaves it due for the
- * next job or the sweeper.
+ * delivery drains) and the instance's next position in one transaction: a step is paged once,
+ * and a crash before the commit leaves it due for the next job or the sweeper. The write path
+ * is kept to those two statements so a burst of due steps is paged quickly; each page's ledger
+ * row and `paged` timeline event are written when it is delivered.
  *
  * Each step is due its delay after the previous step was due (not after it ran), so lateness
  * does not accumulate. After the last step the chain starts over while passes remain
@@ -94,15 +95,7 @@ export class EscalationEngine extends EscalationOpener {
   async open(openings: readonly EscalationOpening[]): Promise<void> {
     if (openings.length === 0) return;
     const opened = await this.instances.open(openings, this.clock.now());
-    await this.schedule(
-      opened.map((o) => ({
-        instanceId: o.id,
-        generation: o.generation,
-        repeatCount: o.repeat_count,
-        stepIndex: o.step_index,
-        dueAt: o.next_run_at,
-      })),
-    );
+    await this.schedule(opened.map((o) => o.next_run_at));
   }
 
   /** Cancels the escalations of resolved alerts (their jobs find nothing due). */
@@ -111,17 +104,23 @@ export class EscalationEngine extends EscalationOpener {
     await this.instances.resolve(projectId, alertIds, this.clock.now());
   }
 
-  /** Runs every step due now, batch after batch; answers how many steps ran. */
+  /**
+   * Runs every step due now, batch after batch; answers how many steps ran. Each batch's jobs
+   * (its pages, the next steps) are enqueued while the next batch runs.
+   */
   async runDue(): Promise<number> {
+    const enqueued: Array<Promise<void>> = [];
     const loop = async () => {
       let total = 0;
       for (;;) {
-        const ran = await this.runBatch();
-        total += ran;
-        if (ran < STEP_BATCH) return total;
+        const batch = await this.runBatch();
+        enqueued.push(batch.enqueued);
+        total += batch.ran;
+        if (batch.ran < STEP_BATCH) return total;
       }
     };
     const totals = await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop));
+    await Promise.all(enqueued);
     return totals.reduce((a, b) => a + b, 0);
   }
 
@@ -129,22 +128,14 @@ export class EscalationEngine extends EscalationOpener {
   async reEscalate(instanceId: string, generation: number): Promise<void> {
     const restarted = await this.instances.restart(instanceId, generation, this.clock.now());
     if (!restarted) return;
-    await this.schedule([
-      {
-        instanceId: restarted.id,
-        generation: restarted.generation,
-        repeatCount: restarted.repeat_count,
-        stepIndex: restarted.step_index,
-        dueAt: restarted.next_run_at,
-      },
-    ]);
+    await this.schedule([restarted.next_run_at]);
   }
 
-  private async runBatch(): Promise<number> {
+  private async runBatch(): Promise<{ ran: number; enqueued: Promise<void> }> {
     const now = this.clock.now();
     const outcome = await this.instances.transaction(async (manager) => {
       const due = await this.instances.claimDue(manager, now, STEP_BATCH);
-      if (due.length === 0) return { ran: 0, pageIds: [], next: [] };
+      if (due.length === 0) return { ran: 0, pageIds: [], next: [] as Date[] };
       const firing = due.filter((i) => i.alert_status === 'firing');
       const recipients = await this.targets.resolve(
         firing.map((i) => ({
@@ -167,28 +158,20 @@ export class EscalationEngine extends EscalationOpener {
             },
       );
       await this.instances.advance(manager, advances, now);
-      await this.timeline.record(this.events(firing, recipients, advances, now), manager);
-      const byId = new Map(due.map((i) => [i.id, i]));
-      const next: StepRun[] = advances
-        .filter((a) => a.state === 'active')
-        .map((a) => ({
-          instanceId: a.id,
-          generation: byId.get(a.id)!.generation,
-          repeatCount: a.repeat_count,
-          stepIndex: a.step_index,
-          dueAt: a.next_run_at!,
-        }));
+      await this.timeline.record(this.exhaustions(due, advances, now), manager);
+      const next = advances.filter((a) => a.state === 'active').map((a) => a.next_run_at!);
       return { ran: due.length, pageIds, next };
     });
-    if (outcome.ran === 0) return 0;
     // After the commit: a lost enqueue leaves a pending page or a due step for the sweeper.
-    await Promise.all([
-      this.jobs.pages(outcome.pageIds).catch((error: Error) =>
-        this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
-      ),
+    const enqueued = Promise.all([
+      this.jobs
+        .pages(outcome.pageIds)
+        .catch((error: Error) =>
+          this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
+        ),
       this.schedule(outcome.next),
-    ]);
-    return outcome.ran;
+    ]).then(() => undefined);
+    return { ran: outcome.ran, enqueued };
   }
 
   private async pagesOf(
@@ -236,48 +219,23 @@ export class EscalationEngine extends EscalationOpener {
     return pages;
   }
 
-  private events(
-    firing: readonly InstanceRow[],
-    recipients: readonly PageRecipient[][],
-    advances: readonly InstanceAdvance[],
-    at: Date,
-  ) {
-    const after = new Map(advances.map((a) => [a.id, a]));
-    return firing.flatMap((instance, n) => {
-      const step = instance.chain_snapshot.steps[instance.step_index];
-      const paged = {
+  /** Exhaustion is the one thing a step run records on the timeline; pages are recorded as delivered. */
+  private exhaustions(due: readonly InstanceRow[], advances: readonly InstanceAdvance[], at: Date) {
+    const exhausted = new Set(advances.filter((a) => a.state === 'exhausted').map((a) => a.id));
+    return due
+      .filter((instance) => exhausted.has(instance.id))
+      .map((instance) => ({
         alertId: instance.alert_id,
         projectId: instance.project_id,
-        kind: AlertEventKind.Paged,
-        details: {
-          escalation_instance_id: instance.id,
-          step_id: step.id,
-          step_index: instance.step_index,
-          repeat_count: instance.repeat_count,
-          channels: step.channels,
-          recipients: recipients[n].map((r) =>
-            r.kind === 'account' ? { account_id: r.accountId } : { label: r.label },
-          ),
-        },
+        kind: AlertEventKind.EscalationExhausted,
+        details: { escalation_instance_id: instance.id },
         at,
-      };
-      if (after.get(instance.id)?.state !== 'exhausted') return [paged];
-      return [
-        paged,
-        {
-          alertId: instance.alert_id,
-          projectId: instance.project_id,
-          kind: AlertEventKind.EscalationExhausted,
-          details: { escalation_instance_id: instance.id },
-          at,
-        },
-      ];
-    });
+      }));
   }
 
-  private async schedule(runs: readonly StepRun[]): Promise<void> {
+  private async schedule(dueAts: readonly Date[]): Promise<void> {
     await this.jobs
-      .steps(runs)
+      .steps(dueAts)
       .catch((error: Error) =>
         this.logger.warn(`steps not enqueued (the sweeper will): ${error.message}`),
       );

@@ -190,34 +190,22 @@ export class EscalationInstancesRepository {
     return new Map(rows.map((r) => [r.id, r.phone_number]));
   }
 
-  /**
-   * Writes the pages of executed steps with their ledger rows (notified; called for phone);
-   * answers the page ids.
-   */
+  /** Writes the pages of executed steps; answers their ids. */
   async insertPages(manager: EntityManager, pages: readonly NewPage[], at: Date) {
     if (pages.length === 0) return [];
     const rows: Array<{ id: string }> = await manager.query(
-      `WITH page AS (
-         INSERT INTO escalation_page
-           (instance_id, project_id, alert_id, generation, repeat_count, step_index, channel,
-            account_id, contact_label, phone_number, status, reply_code, due_at, created_at)
-         SELECT v.instance_id, v.project_id, v.alert_id, v.generation, v.repeat_count, v.step_index,
-                v.channel, v.account_id, v.contact_label, v.phone_number, 'pending', v.reply_code,
-                v.due_at, $13
-           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::int[], $6::int[],
-                       $7::text[], $8::uuid[], $9::text[], $10::text[], $11::text[],
-                       $12::timestamptz[])
-             AS v (instance_id, project_id, alert_id, generation, repeat_count, step_index,
-                   channel, account_id, contact_label, phone_number, reply_code, due_at)
-         RETURNING id, project_id, alert_id, instance_id, account_id, contact_label, channel
-       ), ledger AS (
-         INSERT INTO escalation_ledger
-           (project_id, alert_id, instance_id, account_id, contact_label, action, channel, created_at)
-         SELECT project_id, alert_id, instance_id, account_id, contact_label,
-                CASE WHEN channel = 'phone' THEN 'called' ELSE 'notified' END, channel, $13
-           FROM page
-       )
-       SELECT id FROM page`,
+      `INSERT INTO escalation_page
+         (instance_id, project_id, alert_id, generation, repeat_count, step_index, channel,
+          account_id, contact_label, phone_number, status, reply_code, due_at, created_at)
+       SELECT v.instance_id, v.project_id, v.alert_id, v.generation, v.repeat_count, v.step_index,
+              v.channel, v.account_id, v.contact_label, v.phone_number, 'pending', v.reply_code,
+              v.due_at, $13
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::int[], $6::int[],
+                     $7::text[], $8::uuid[], $9::text[], $10::text[], $11::text[],
+                     $12::timestamptz[])
+           AS v (instance_id, project_id, alert_id, generation, repeat_count, step_index,
+                 channel, account_id, contact_label, phone_number, reply_code, due_at)
+       RETURNING id`,
       [
         pages.map((p) => p.instanceId),
         pages.map((p) => p.projectId),
@@ -242,11 +230,7 @@ export class EscalationInstancesRepository {
    * is due and its alert is still firing; an instance whose alert resolved just drops the
    * pending re-escalation. Answers the restarted instance's first step, or null.
    */
-  async restart(
-    instanceId: string,
-    generation: number,
-    at: Date,
-  ): Promise<ScheduledStep | null> {
+  async restart(instanceId: string, generation: number, at: Date): Promise<ScheduledStep | null> {
     return this.dataSource.transaction(async (manager) => {
       const rows: Array<{ alert_status: string; first_delay: number }> = await manager.query(
         `SELECT a.status AS alert_status,

@@ -3,15 +3,6 @@ import { Clock } from '@platform/core';
 import { JobName, JobQueue } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
 
-/** A step run: the job id is derived from these, so one step run is one job at most. */
-export interface StepRun {
-  instanceId: string;
-  generation: number;
-  repeatCount: number;
-  stepIndex: number;
-  dueAt: Date;
-}
-
 export interface ReEscalation {
   instanceId: string;
   generation: number;
@@ -22,6 +13,10 @@ export interface ReEscalation {
  * Enqueues escalation work with deterministic job ids, so enqueueing the same thing twice (the
  * engine, then the sweeper after a lost Redis write) yields one job. Jobs are removed on
  * completion: once a step ran, its id may be enqueued again and finds nothing due.
+ *
+ * Steps due at the same instant share one job: a step job runs every step due by then, so one
+ * trigger per instant is enough, and a burst of thousands of escalations opened together costs
+ * one delayed job per step instead of thousands.
  */
 @Injectable()
 export class EscalationJobs {
@@ -30,8 +25,9 @@ export class EscalationJobs {
     private readonly queue: JobQueue,
   ) {}
 
-  static stepJobId(run: Omit<StepRun, 'dueAt'>): string {
-    return `step-${run.instanceId}-${run.generation}-${run.repeatCount}-${run.stepIndex}`;
+  /** The job of the steps due at one instant. */
+  static stepJobId(dueAt: Date): string {
+    return `steps-at-${dueAt.getTime()}`;
   }
 
   static reEscalationJobId(instanceId: string, generation: number): string {
@@ -42,18 +38,15 @@ export class EscalationJobs {
     return `page-${pageId}`;
   }
 
-  async steps(runs: readonly StepRun[]): Promise<void> {
-    if (runs.length === 0) return;
+  /** One job per distinct due instant among `dueAts`. */
+  async steps(dueAts: readonly Date[]): Promise<void> {
+    const instants = [...new Set(dueAts.map((d) => d.getTime()))].map((ms) => new Date(ms));
+    if (instants.length === 0) return;
     await this.queue.enqueueBulk(
       JobName.EscalationStep,
-      runs.map((run) => ({
-        data: {
-          instanceId: run.instanceId,
-          generation: run.generation,
-          repeatCount: run.repeatCount,
-          stepIndex: run.stepIndex,
-        },
-        options: this.options(EscalationJobs.stepJobId(run), run.dueAt),
+      instants.map((dueAt) => ({
+        data: { dueAt: dueAt.toISOString() },
+        options: this.options(EscalationJobs.stepJobId(dueAt), dueAt),
       })),
     );
   }

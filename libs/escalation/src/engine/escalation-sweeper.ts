@@ -57,15 +57,7 @@ export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationS
       this.instances.dueReEscalations(now, SWEEP_LIMIT),
       this.instances.stalePages(new Date(now.getTime() - STALE_PAGE_MS), SWEEP_LIMIT),
     ]);
-    await this.jobs.steps(
-      steps.map((s) => ({
-        instanceId: s.id,
-        generation: s.generation,
-        repeatCount: s.repeat_count,
-        stepIndex: s.step_index,
-        dueAt: s.next_run_at,
-      })),
-    );
+    await this.jobs.steps(steps.map((s) => s.next_run_at));
     await this.jobs.reEscalations(
       reEscalations.map((r) => ({
         instanceId: r.id,
@@ -75,14 +67,7 @@ export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationS
     );
     await this.jobs.pages(pages);
     await this.promote([
-      ...steps.map((s) =>
-        EscalationJobs.stepJobId({
-          instanceId: s.id,
-          generation: s.generation,
-          repeatCount: s.repeat_count,
-          stepIndex: s.step_index,
-        }),
-      ),
+      ...new Set(steps.map((s) => EscalationJobs.stepJobId(s.next_run_at))),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),
     ]);
   }

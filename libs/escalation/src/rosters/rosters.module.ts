@@ -1,6 +1,46 @@
 import { Module } from '@nestjs/common';
+import { CapabilitiesModule } from '@platform/capabilities';
 import { OnCallResolver } from './on-call-resolver.js';
+import { RosterContactsController } from './roster-contacts.controller.js';
+import { RosterContactsRepository } from './roster-contacts.repository.js';
+import { RosterContactsService } from './roster-contacts.service.js';
+import { RosterMembersController } from './roster-members.controller.js';
+import { RosterMembersRepository } from './roster-members.repository.js';
+import { RosterMembersService } from './roster-members.service.js';
+import {
+  RosterOverridesController,
+  RosterRotationController,
+} from './roster-schedule.controller.js';
+import { RosterScheduleRepository } from './roster-schedule.repository.js';
+import { RosterScheduleService } from './roster-schedule.service.js';
+import { RostersController } from './rosters.controller.js';
+import { RostersRepository } from './rosters.repository.js';
+import { RostersService } from './rosters.service.js';
 
-/** On-call rosters; exports who is on call. */
-@Module({ providers: [OnCallResolver], exports: [OnCallResolver] })
+/**
+ * On-call rosters: the API for rosters, their members, phone contacts, rotation, overrides and
+ * computed shifts; exports who is on call (`OnCallResolver`) for routes and escalation steps.
+ */
+@Module({
+  imports: [CapabilitiesModule],
+  controllers: [
+    RostersController,
+    RosterMembersController,
+    RosterContactsController,
+    RosterRotationController,
+    RosterOverridesController,
+  ],
+  providers: [
+    OnCallResolver,
+    RostersRepository,
+    RostersService,
+    RosterMembersRepository,
+    RosterMembersService,
+    RosterContactsRepository,
+    RosterContactsService,
+    RosterScheduleRepository,
+    RosterScheduleService,
+  ],
+  exports: [OnCallResolver],
+})
 export class RostersModule {}

@@ -6,7 +6,7 @@ import {
   type NotificationView,
 } from '../center/notification-center.repository.js';
 import { ScheduleRepository } from '../center/schedule.repository.js';
-import { type DeliveryDecision, decideDelivery } from '../delivery/decide.js';
+import { type Channel, type DeliveryDecision, decideDelivery } from '../delivery/decide.js';
 import type { NotificationCategory } from '../entities.js';
 import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
 import { PhoneDispatcher } from '../phone/phone-dispatcher.js';
@@ -26,6 +26,12 @@ export interface NotifyRequest {
   email?: { subject: string; text: string; html?: string };
   /** Text for SMS and phone calls; defaults to the e-mail subject. */
   shortText?: string;
+  /**
+   * Only these channels may deliver (the delivery rules still decide within them); the others
+   * are neither sent nor recorded. Absent: every channel. For callers that deliver the other
+   * channels themselves, e.g. an escalation page on in_app only.
+   */
+  channels?: Channel[];
 }
 
 export interface NotifyOutcome {
@@ -68,22 +74,25 @@ export class NotifyService {
 
     const decided = accounts.map((account) => ({
       account,
-      decision: decideDelivery({
-        category: {
-          key: category.key,
-          defaultChannels: category.defaultChannels,
-          mandatoryForAdmins: category.mandatoryForAdmins,
-        },
-        recipient: {
-          isOrgAdmin: account.is_org_admin,
-          isPlatformAdmin: account.is_platform_admin,
-          phoneVerified: account.phone_verified,
-        },
-        preferences: preferences.get(account.id) ?? {},
-        schedule: scheduleSettings(scheduleOf.get(account.id)),
-        absences: absences.get(account.id) ?? [],
-        now,
-      }),
+      decision: restrict(
+        request.channels,
+        decideDelivery({
+          category: {
+            key: category.key,
+            defaultChannels: category.defaultChannels,
+            mandatoryForAdmins: category.mandatoryForAdmins,
+          },
+          recipient: {
+            isOrgAdmin: account.is_org_admin,
+            isPlatformAdmin: account.is_platform_admin,
+            phoneVerified: account.phone_verified,
+          },
+          preferences: preferences.get(account.id) ?? {},
+          schedule: scheduleSettings(scheduleOf.get(account.id)),
+          absences: absences.get(account.id) ?? [],
+          now,
+        }),
+      ),
     }));
 
     const created = await this.center.insertMany(
@@ -144,6 +153,7 @@ export class NotifyService {
         });
       }
       for (const channel of ['phone', 'sms'] as const) {
+        if (request.channels && !request.channels.includes(channel)) continue;
         if (decision[channel] !== 'send') {
           // An opt-in that was not honoured is an outcome the account owner may ask about;
           // channels never opted into stay silent so every notify() does not write rows.
@@ -228,4 +238,16 @@ export class NotifyService {
       .map(([key, value]) => `${key}: ${String(value)}`);
     return { subject, text: [subject, '', ...details].join('\n') };
   }
+}
+
+/** The decision with every channel outside `channels` turned off; unchanged when absent. */
+function restrict(channels: Channel[] | undefined, decision: DeliveryDecision): DeliveryDecision {
+  if (!channels) return decision;
+  return {
+    ...decision,
+    inApp: decision.inApp && channels.includes('in_app'),
+    email: channels.includes('email') ? decision.email : 'skip',
+    phone: channels.includes('phone') ? decision.phone : 'skip',
+    sms: channels.includes('sms') ? decision.sms : 'skip',
+  };
 }

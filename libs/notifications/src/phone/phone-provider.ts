@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type PhoneProviderConfig } from '@platform/core';
 
@@ -82,6 +83,11 @@ export class PhoneProvider {
     return this.post('Calls.json', { To: to, Twiml: sayTwiml(text) });
   }
 
+  /** Calls `to` and runs the given TwiML (e.g. a `<Gather>` whose answer comes back to us). */
+  callWithTwiml(to: string, twiml: string): Promise<PhoneReceipt> {
+    return this.post('Calls.json', { To: to, Twiml: twiml });
+  }
+
   private async post(resource: string, fields: Record<string, string>): Promise<PhoneReceipt> {
     const settings = this.settings;
     if (!settings) throw new PhoneProviderNotConfiguredError();
@@ -129,6 +135,41 @@ export class PhoneProvider {
       status: typeof json?.status === 'string' ? json.status : 'queued',
     };
   }
+}
+
+/**
+ * Twilio's request signature (`X-Twilio-Signature`): base64 of HMAC-SHA1 keyed with the auth
+ * token over the full URL Twilio requested, followed by every POST parameter as name then
+ * value, sorted by name.
+ */
+export function twilioSignature(
+  authToken: string,
+  url: string,
+  params: Record<string, string | string[]>,
+): string {
+  const data = Object.keys(params)
+    .sort()
+    .map((name) => {
+      const value = params[name];
+      return (Array.isArray(value) ? [...value].sort() : [value]).map((v) => name + v).join('');
+    })
+    .join('');
+  return createHmac('sha1', authToken)
+    .update(url + data)
+    .digest('base64');
+}
+
+/** Whether `signature` is Twilio's signature of this request, compared in constant time. */
+export function isTwilioSignatureValid(
+  authToken: string,
+  url: string,
+  params: Record<string, string | string[]>,
+  signature: string | undefined,
+): boolean {
+  if (!signature) return false;
+  const expected = Buffer.from(twilioSignature(authToken, url, params));
+  const given = Buffer.from(signature);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 function parseJson(text: string): Record<string, unknown> | null {

@@ -1,0 +1,97 @@
+import { Controller, Header, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Public, RawResponse } from '@platform/core';
+import type { Request } from 'express';
+import { AckChannelsService, type AnswerOutcome } from './ack-channels.service.js';
+import { messageResponse, sayResponse, TwilioWebhookVerifier } from './twilio-webhook.js';
+
+const TWIML = 'text/xml; charset=utf-8';
+
+const CALL_REPLIES: Record<AnswerOutcome, string> = {
+  acknowledged: 'Acknowledged. Escalation stopped.',
+  declined: 'Not acknowledged. The escalation continues.',
+  unknown: 'This page can no longer be acknowledged.',
+};
+
+const SMS_REPLIES: Record<Exclude<AnswerOutcome, 'declined'>, string> = {
+  acknowledged: 'Acknowledged.',
+  unknown: 'Unknown or expired reply code; nothing was acknowledged.',
+};
+
+/**
+ * Webhooks of the Twilio-compatible phone provider (PHONE_API_URL): the answer to a phone
+ * page and SMS replies to SMS pages. Public, form-encoded as Twilio sends them, answered with
+ * TwiML (`text/xml`), outside the success envelope.
+ *
+ * Every request must carry `X-Twilio-Signature`: base64 of HMAC-SHA1 keyed with
+ * PHONE_AUTH_TOKEN over PUBLIC_URL + the path and query as received + every form parameter's
+ * name and value, sorted by name. A missing or wrong signature, or no phone provider
+ * configured, answers 403 `invalid_webhook_signature` (general error envelope). The alert's
+ * project must still have the alerts capability (403 `alerts_capability_not_enabled`).
+ *
+ * An acknowledgement here is attributed to whom the page went: `{id, name}` of the account,
+ * or `{label}` of an external phone contact (never the number). It counts on channel `phone`
+ * (an SMS reply is recorded as `sms` in the escalation ledger and timeline), halts every
+ * active escalation of the alert and is idempotent per acknowledger within one firing.
+ */
+@ApiTags('alerts')
+@Controller('alerts')
+@RawResponse()
+export class PhoneAckController {
+  constructor(
+    private readonly webhooks: TwilioWebhookVerifier,
+    private readonly channels: AckChannelsService,
+  ) {}
+
+  /**
+   * The `<Gather action>` of a phone page's call. `token` is a signed reference to the page
+   * (the same HMAC-SHA256 scheme as the e-mail link under its own purpose, so neither token
+   * is accepted in the other's place; valid SIGNED_LINK_TTL_SECONDS): 401
+   * `invalid_signed_token` or `signed_link_expired` otherwise. `Digits=1` acknowledges and
+   * says "Acknowledged. Escalation stopped."; any other input says the alert was not
+   * acknowledged; a page whose alert or recipient is gone says it can no longer be
+   * acknowledged.
+   */
+  @Post('phone_ack/:token')
+  @HttpCode(200)
+  @Public()
+  @Header('Content-Type', TWIML)
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiProduces('text/xml')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      properties: { Digits: { type: 'string' }, CallSid: { type: 'string' } },
+      additionalProperties: { type: 'string' },
+    },
+  })
+  async answerCall(@Req() request: Request, @Param('token') token: string): Promise<string> {
+    const params = this.webhooks.verify(request);
+    return sayResponse(CALL_REPLIES[await this.channels.answerCall(token, params.Digits)]);
+  }
+
+  /**
+   * The inbound-message webhook of the provider's number. A `Body` that is (once trimmed)
+   * the reply code of the latest SMS page sent to `From` whose escalation is still active or
+   * whose alert is still firing acknowledges that page's alert and replies "Acknowledged.";
+   * anything else replies that the code is unknown and changes nothing (still 200).
+   */
+  @Post('sms_reply')
+  @HttpCode(200)
+  @Public()
+  @Header('Content-Type', TWIML)
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiProduces('text/xml')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['From', 'Body'],
+      properties: { From: { type: 'string' }, To: { type: 'string' }, Body: { type: 'string' } },
+      additionalProperties: { type: 'string' },
+    },
+  })
+  async answerSms(@Req() request: Request): Promise<string> {
+    const params = this.webhooks.verify(request);
+    return messageResponse(SMS_REPLIES[await this.channels.answerSms(params.From, params.Body)]);
+  }
+}

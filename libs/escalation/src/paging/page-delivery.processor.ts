@@ -1,0 +1,201 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { Mailer } from '@platform/mail';
+import {
+  NotifyService,
+  PHONE_PROVIDER_NOT_CONFIGURED,
+  PhoneProvider,
+  PhoneProviderNotConfiguredError,
+} from '@platform/notifications';
+import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import type { Job } from 'bullmq';
+import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
+import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
+import { type PageSettlement, PagesRepository, type PageToDeliver } from './pages.repository.js';
+
+/** What a delivery job answers (kept with the completed job for inspection). */
+export type PageDeliveryResult =
+  | { outcome: 'sent'; providerSid?: string }
+  | { outcome: 'skipped' | 'failed'; reason: string }
+  | { outcome: 'done' };
+
+/** An outcome decided before anything is sent; no attempt counts. */
+type Decided = Omit<PageSettlement, 'at' | 'attempted'> & { attempted?: boolean };
+
+/**
+ * Delivers one escalation page (job `{pageId}`), at least once. A page that is no longer
+ * pending (or gone with its alert) is done: a repeated job sends nothing. A page whose
+ * escalation was acknowledged or resolved before delivery is skipped (`escalation_halted`):
+ * nobody is called about an alert somebody already took.
+ *
+ * - in_app: a notification of category alert_escalation (event alert_escalation) through the
+ *   notification center, in-app only (the other channels are pages of their own); skipped with
+ *   the delivery rule's reason when the account turned in-app off and is no org admin.
+ * - email: to the account's login, with the signed acknowledgement link; sent means handed
+ *   to the mail queue, which retries SMTP on its own.
+ * - phone: a call whose TwiML gathers one digit posted to the signed phone-ack callback.
+ * - sms: a text with the page's reply code.
+ *
+ * Accounts are called and texted only on a verified number (else skipped,
+ * `phone_not_verified`); contacts on their own number. Without a phone provider a phone or
+ * SMS page fails at once (`phone_provider_not_configured`), since retrying cannot help. Any
+ * other failure counts an attempt, keeps its message as reason and is rethrown so BullMQ
+ * retries with backoff; the final attempt marks the page failed. A page whose account is gone
+ * is skipped (`recipient_gone`).
+ */
+@Injectable()
+export class PageDeliveryProcessor {
+  private readonly logger = new Logger('escalation-pages');
+
+  constructor(
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly pages: PagesRepository,
+    private readonly notifications: NotifyService,
+    private readonly mailer: Mailer,
+    private readonly phone: PhoneProvider,
+  ) {}
+
+  @OnJob(JobName.EscalationPage)
+  async deliver(
+    data: JobPayloads[JobName.EscalationPage],
+    job?: Pick<Job, 'attemptsMade' | 'opts'>,
+  ): Promise<PageDeliveryResult> {
+    const page = await this.pages.find(data.pageId);
+    if (!page || page.status !== 'pending') return { outcome: 'done' };
+    let outcome: Decided;
+    try {
+      outcome = await this.send(page);
+    } catch (error) {
+      if (error instanceof PhoneProviderNotConfiguredError) {
+        outcome = { status: 'failed', reason: PHONE_PROVIDER_NOT_CONFIGURED, attempted: true };
+      } else {
+        const finalAttempt = !job || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        await this.settle(page, {
+          status: finalAttempt ? 'failed' : 'pending',
+          reason: (error as Error).message,
+          attempted: true,
+        });
+        throw error;
+      }
+    }
+    // Sent is sent: failing to record it must not make BullMQ page again.
+    await this.settle(page, outcome).catch((error: Error) =>
+      this.logger.error(`page ${page.id} ${outcome.status}, not recorded: ${error.message}`),
+    );
+    return outcome.status === 'sent'
+      ? { outcome: 'sent', ...(outcome.providerSid ? { providerSid: outcome.providerSid } : {}) }
+      : { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
+  }
+
+  private async send(page: PageToDeliver): Promise<Decided> {
+    if (page.instance_state === 'acknowledged' || page.instance_state === 'resolved')
+      return { status: 'skipped', reason: 'escalation_halted' };
+    if (page.account_id === null && page.contact_label === null)
+      return { status: 'skipped', reason: 'recipient_gone' };
+    const alert: PagedAlert = {
+      alertId: page.alert_id,
+      projectName: page.project_name,
+      severity: page.severity,
+      fingerprint: page.fingerprint,
+      alertname: page.alertname,
+      summary: page.summary,
+    };
+    switch (page.channel) {
+      case 'in_app':
+        return this.inApp(page);
+      case 'email':
+        return this.email(page, alert);
+      case 'phone':
+      case 'sms':
+        return this.byPhone(page, alert);
+    }
+  }
+
+  private async inApp(page: PageToDeliver): Promise<Decided> {
+    if (!page.account_id || page.account_login === null)
+      return { status: 'skipped', reason: 'recipient_gone' };
+    const [outcome] = await this.notifications.notify({
+      category: 'alert_escalation',
+      eventType: 'alert_escalation',
+      organizationId: page.organization_id,
+      recipients: [page.account_id],
+      channels: ['in_app'],
+      payload: {
+        alert_id: page.alert_id,
+        escalation_instance_id: page.instance_id,
+        step_index: page.step_index,
+        severity: page.severity,
+        alertname: page.alertname,
+        summary: page.summary,
+        project_id: page.project_id,
+      },
+    });
+    if (!outcome) return { status: 'skipped', reason: 'recipient_gone' };
+    if (!outcome.notificationId)
+      return { status: 'skipped', reason: outcome.decision.reasons[0] ?? 'in_app_disabled' };
+    return { status: 'sent', reason: null, attempted: true };
+  }
+
+  private async email(page: PageToDeliver, alert: PagedAlert): Promise<Decided> {
+    if (!page.account_id || page.account_login === null)
+      return { status: 'skipped', reason: 'recipient_gone' };
+    const token = signToken(this.config.secretKey, 'ack_link', {
+      a: page.alert_id,
+      u: page.account_id,
+      i: page.instance_id,
+      t: issuedAt(this.clock.now()),
+    });
+    const link = `${this.config.publicUrl}/alerts/ack/${token}`;
+    await this.mailer.send({
+      to: page.account_login,
+      ...pageEmail(alert, link, this.config.signedLinkTtlSeconds),
+    });
+    return { status: 'sent', reason: null, attempted: true };
+  }
+
+  private async byPhone(page: PageToDeliver, alert: PagedAlert): Promise<Decided> {
+    let number: string | null;
+    if (page.contact_label !== null) {
+      number = page.phone_number;
+    } else if (page.account_login === null) {
+      return { status: 'skipped', reason: 'recipient_gone' };
+    } else {
+      // The number as verified now: a number changed since the page was written is only
+      // used once verified again.
+      number = page.account_phone_verified ? page.account_phone_number : null;
+      if (!number) return { status: 'skipped', reason: 'phone_not_verified' };
+    }
+    if (!number) return { status: 'skipped', reason: 'recipient_gone' };
+    if (!this.phone.configured)
+      return { status: 'failed', reason: PHONE_PROVIDER_NOT_CONFIGURED, attempted: true };
+    const receipt =
+      page.channel === 'phone'
+        ? await this.phone.callWithTwiml(number, pageTwiml(alert, this.phoneAckUrl(page.id)))
+        : await this.phone.sendSms(number, pageSms(alert, page.reply_code));
+    return {
+      status: 'sent',
+      reason: null,
+      attempted: true,
+      providerSid: receipt.sid || null,
+      phoneNumber: number,
+    };
+  }
+
+  private phoneAckUrl(pageId: string): string {
+    const token = signToken(this.config.secretKey, 'phone_ack', {
+      p: pageId,
+      t: issuedAt(this.clock.now()),
+    });
+    return `${this.config.publicUrl}/alerts/phone_ack/${token}`;
+  }
+
+  private async settle(page: PageToDeliver, outcome: Decided): Promise<void> {
+    const recorded = await this.pages.settle(page.id, {
+      ...outcome,
+      attempted: outcome.attempted ?? false,
+      at: this.clock.now(),
+    });
+    if (!recorded) this.logger.warn(`page ${page.id} was settled meanwhile`);
+  }
+}

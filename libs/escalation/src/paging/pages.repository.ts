@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { Severity } from '@platform/alerting';
+import { DataSource } from 'typeorm';
+import type { PageChannel } from '../chains/chain-snapshot.js';
+
+export type PageStatus = 'pending' | 'sent' | 'failed' | 'skipped';
+
+/** A page with what its delivery says and to whom: the alert, its project, the account. */
+export interface PageToDeliver {
+  id: string;
+  instance_id: string;
+  project_id: string;
+  alert_id: string;
+  step_index: number;
+  channel: PageChannel;
+  account_id: string | null;
+  contact_label: string | null;
+  phone_number: string | null;
+  status: PageStatus;
+  reply_code: string | null;
+  attempts: number;
+  instance_state: 'active' | 'acknowledged' | 'resolved' | 'exhausted';
+  project_name: string;
+  organization_id: string;
+  alert_status: 'firing' | 'resolved';
+  severity: Severity;
+  fingerprint: string;
+  alertname: string | null;
+  summary: string | null;
+  /** null: the page names no account, or the account was deleted */
+  account_login: string | null;
+  account_name: string | null;
+  account_phone_number: string | null;
+  account_phone_verified: boolean;
+}
+
+/** How a delivery ended (or, for `pending`, why the last attempt did not). */
+export interface PageSettlement {
+  status: PageStatus;
+  reason: string | null;
+  /** Whether an attempt was made (counts in `attempts`); a skip makes none. */
+  attempted: boolean;
+  providerSid?: string | null;
+  /** The number actually dialled or texted, kept so an SMS reply finds its page. */
+  phoneNumber?: string | null;
+  at: Date;
+}
+
+@Injectable()
+export class PagesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The page, or null when it is gone (its alert, and with it the instance, was deleted). */
+  async find(pageId: string): Promise<PageToDeliver | null> {
+    const rows: PageToDeliver[] = await this.dataSource.query(
+      `SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
+              p.account_id, p.contact_label, p.phone_number, p.status, p.reply_code, p.attempts,
+              i.state AS instance_state,
+              pr.name AS project_name, pr.organization_id,
+              al.status AS alert_status, al.severity, al.fingerprint,
+              al.labels ->> 'alertname' AS alertname, al.annotations ->> 'summary' AS summary,
+              ac.login AS account_login, ac.name AS account_name,
+              ac.phone_number AS account_phone_number,
+              coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified
+         FROM escalation_page p
+         JOIN escalation_instance i ON i.id = p.instance_id AND i.project_id = p.project_id
+         JOIN alert al ON al.id = p.alert_id AND al.project_id = p.project_id
+         JOIN project pr ON pr.id = p.project_id
+         LEFT JOIN account ac ON ac.id = p.account_id
+        WHERE p.id = $1`,
+      [pageId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Records the outcome of an attempt on a page still pending; answers false when the page
+   * was settled meanwhile (another delivery of it got there first) or is gone. A page settled
+   * as sent also writes its ledger row (`called` for a phone call, else `notified`) and its
+   * `paged` timeline event, in the same statement.
+   */
+  async settle(pageId: string, outcome: PageSettlement): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH settled AS (
+         UPDATE escalation_page
+            SET status = $2, reason = $3,
+                attempts = attempts + CASE WHEN $4 THEN 1 ELSE 0 END,
+                provider_sid = coalesce($5, provider_sid),
+                phone_number = coalesce($6, phone_number),
+                sent_at = CASE WHEN $2 = 'sent' THEN $7::timestamptz ELSE sent_at END
+          WHERE id = $1 AND status = 'pending'
+          RETURNING id, project_id, alert_id, instance_id, account_id, contact_label, channel,
+                    generation, repeat_count, step_index, status
+       ), ledger AS (
+         INSERT INTO escalation_ledger
+           (project_id, alert_id, instance_id, account_id, contact_label, action, channel, created_at)
+         SELECT project_id, alert_id, instance_id, account_id, contact_label,
+                CASE WHEN channel = 'phone' THEN 'called' ELSE 'notified' END, channel, $7
+           FROM settled WHERE status = 'sent'
+       ), event AS (
+         INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+         SELECT s.alert_id, s.project_id, 'paged',
+                jsonb_build_object(
+                  'escalation_instance_id', s.instance_id, 'generation', s.generation,
+                  'repeat_count', s.repeat_count, 'step_index', s.step_index,
+                  'channel', s.channel,
+                  'recipient', CASE WHEN s.account_id IS NOT NULL
+                                    THEN jsonb_build_object('account_id', s.account_id)
+                                    ELSE jsonb_build_object('label', s.contact_label) END),
+                $7
+           FROM settled s
+          WHERE s.status = 'sent' AND EXISTS (SELECT 1 FROM alert a WHERE a.id = s.alert_id)
+       )
+       SELECT id FROM settled`,
+      [
+        pageId,
+        outcome.status,
+        outcome.reason?.slice(0, 500) ?? null,
+        outcome.attempted,
+        outcome.providerSid ?? null,
+        outcome.phoneNumber ?? null,
+        outcome.at,
+      ],
+    );
+    return rows.length > 0;
+  }
+}

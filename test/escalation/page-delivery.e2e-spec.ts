@@ -1,0 +1,418 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { AppConfig } from '@platform/core';
+import { EscalationJobs } from '@platform/escalation';
+import { Mailer } from '@platform/mail';
+import { NotifyService, PhoneProvider } from '@platform/notifications';
+import { FakeTwilio, gatherAction, type TwilioCall } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
+import { PagesRepository } from '../../libs/escalation/src/paging/pages.repository.js';
+import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { alertsProject } from '../support/alerting.js';
+import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+
+type Channel = 'in_app' | 'email' | 'phone' | 'sms';
+
+interface PageRow {
+  status: string;
+  reason: string | null;
+  attempts: number;
+  provider_sid: string | null;
+  phone_number: string | null;
+  sent_at: Date | null;
+}
+
+const ADMIN_NUMBER = '+4915100000001';
+const CONTACT_NUMBER = '+4915100000099';
+
+/** Polls until `done` holds: BullMQ runs on real time, not on the fake clock. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not there in time: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('escalation page delivery', () => {
+  let t: MailingTestApp;
+  let twilio: FakeTwilio;
+  let db: DataSource;
+  let processor: PageDeliveryProcessor;
+  let admin: TestAccount;
+  let member: TestAccount;
+  let projectId: string;
+
+  beforeAll(async () => {
+    twilio = await FakeTwilio.start();
+    t = await createMailingApiTestApp({ config: { phone: twilio.config() } });
+    db = t.get(DataSource);
+    processor = t.get(PageDeliveryProcessor);
+    admin = await createAccount(t, t.sink, 'oncall@pages.example');
+    member = await addMember(t, t.sink, admin, 'dev@pages.example', 'developer');
+    projectId = await alertsProject(t, admin, 'payments');
+    await db.query(
+      "UPDATE account SET name = 'Olivia Oncall', phone_number = $2, phone_verified_at = now() WHERE id = $1",
+      [admin.accountId, ADMIN_NUMBER],
+    );
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await twilio.close();
+  });
+
+  const insertAlert = async (alertname = 'DiskFull') => {
+    const now = t.clock.now();
+    const [row] = await db.query(
+      `INSERT INTO alert (project_id, fingerprint, status, severity, labels, annotations, starts_at,
+                          last_received_at, created_at, updated_at)
+       VALUES ($1, $2, 'firing', 'critical', $3, $4, $5, $5, $5, $5) RETURNING id`,
+      [
+        projectId,
+        `fp-${Math.random().toString(36).slice(2)}`,
+        JSON.stringify({ alertname }),
+        JSON.stringify({ summary: 'Disk /var is 97% full' }),
+        now,
+      ],
+    );
+    return row.id as string;
+  };
+  const insertInstance = async (alertId: string, state = 'active') => {
+    const now = t.clock.now();
+    const snapshot = {
+      id: alertId,
+      name: 'Primary',
+      re_escalation_after: null,
+      repeats: 0,
+      steps: [],
+    };
+    const [row] = await db.query(
+      `INSERT INTO escalation_instance (project_id, alert_id, chain_snapshot, state, opened_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`,
+      [projectId, alertId, JSON.stringify(snapshot), state, now],
+    );
+    return row.id as string;
+  };
+  /** An alert with an active escalation and one pending page of it. */
+  const page = async (
+    channel: Channel,
+    recipient: { accountId: string } | { label: string; number: string },
+    options: { replyCode?: string; state?: string; phoneNumber?: string | null } = {},
+  ) => {
+    const alertId = await insertAlert();
+    const instanceId = await insertInstance(alertId, options.state);
+    const now = t.clock.now();
+    const isAccount = 'accountId' in recipient;
+    const [row] = await db.query(
+      `INSERT INTO escalation_page (instance_id, project_id, alert_id, generation, repeat_count,
+         step_index, channel, account_id, contact_label, phone_number, status, reply_code, due_at,
+         created_at)
+       VALUES ($1, $2, $3, 0, 0, 1, $4, $5, $6, $7, 'pending', $8, $9, $9) RETURNING id`,
+      [
+        instanceId,
+        projectId,
+        alertId,
+        channel,
+        isAccount ? recipient.accountId : null,
+        isAccount ? null : recipient.label,
+        isAccount ? (options.phoneNumber ?? null) : recipient.number,
+        options.replyCode ?? null,
+        now,
+      ],
+    );
+    return { pageId: row.id as string, alertId, instanceId };
+  };
+  const pageRow = async (pageId: string) =>
+    (
+      (await db.query(
+        'SELECT status, reason, attempts, provider_sid, phone_number, sent_at FROM escalation_page WHERE id = $1',
+        [pageId],
+      )) as PageRow[]
+    )[0];
+  const attempt = (attemptsMade: number) => ({ attemptsMade, opts: { attempts: 6 } });
+
+  it('in_app: one alert_escalation notification, in-app only, with the page in its payload', async () => {
+    const { pageId, alertId, instanceId } = await page('in_app', { accountId: admin.accountId });
+    const sentAt = t.clock.now();
+    expect(await processor.deliver({ pageId })).toEqual({ outcome: 'sent' });
+    const rows = (await db.query(
+      `SELECT id, category_key, event_type, payload FROM notification
+        WHERE account_id = $1 AND payload ->> 'alert_id' = $2`,
+      [admin.accountId, alertId],
+    )) as Array<Record<string, unknown>>;
+    expect(rows).toEqual([
+      {
+        id: expect.any(String),
+        category_key: 'alert_escalation',
+        event_type: 'alert_escalation',
+        payload: {
+          alert_id: alertId,
+          escalation_instance_id: instanceId,
+          step_index: 1,
+          severity: 'critical',
+          alertname: 'DiskFull',
+          summary: 'Disk /var is 97% full',
+          project_id: projectId,
+        },
+      },
+    ]);
+    const deliveries = await db.query(
+      'SELECT channel FROM notification_delivery WHERE notification_id = $1',
+      [rows[0].id],
+    );
+    expect(deliveries).toEqual([]);
+    expect(await pageRow(pageId)).toMatchObject({
+      status: 'sent',
+      attempts: 1,
+      reason: null,
+      sent_at: sentAt,
+    });
+    const center = await t.request().get('/notifications').set(bearer(admin.jwt)).expect(200);
+    expect((center.body.data as Array<{ id: string }>).map((n) => n.id)).toContain(rows[0].id);
+  });
+
+  it('in_app: skipped with the rule that withheld it when a member turned in-app off', async () => {
+    await t
+      .request()
+      .patch('/notification_preferences')
+      .set(bearer(member.jwt))
+      .send({
+        preferences: [{ category_key: 'alert_escalation', channel: 'in_app', enabled: false }],
+      })
+      .expect(200);
+    const { pageId } = await page('in_app', { accountId: member.accountId });
+    expect(await processor.deliver({ pageId })).toEqual({
+      outcome: 'skipped',
+      reason: 'in_app_disabled',
+    });
+    expect(await pageRow(pageId)).toMatchObject({
+      status: 'skipped',
+      reason: 'in_app_disabled',
+      attempts: 0,
+    });
+  });
+
+  it('email: to the login, naming the alert, with a signed link that opens the acknowledgement', async () => {
+    const { pageId, alertId, instanceId } = await page('email', { accountId: admin.accountId });
+    expect(await processor.deliver({ pageId })).toEqual({ outcome: 'sent' });
+    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
+    const mail = await t.sink.waitFor(
+      (m) => m.to.includes(admin.login) && m.text.includes(alertId),
+    );
+    expect(mail.subject).toBe('[CRITICAL] DiskFull: Disk /var is 97% full');
+    expect(mail.text).toContain('project payments');
+    expect(mail.text).toContain('The link is valid for 24 hours.');
+    const link = /http:\/\/localhost:3000\/alerts\/ack\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(
+      mail.text,
+    );
+    expect(link).not.toBeNull();
+    expect(mail.html).toContain(`href="${link![0]}"`);
+    const shown = await t.request().get(`/alerts/ack/${link![1]}`).expect(200);
+    expect(shown.body.data).toEqual({
+      alert_id: alertId,
+      account_id: admin.accountId,
+      escalation_instance_id: instanceId,
+      alert_summary: 'Disk /var is 97% full',
+      alert_severity: 'critical',
+    });
+  });
+
+  it('phone: calls the verified number with TwiML gathering one digit for the signed callback', async () => {
+    const { pageId } = await page(
+      'phone',
+      { accountId: admin.accountId },
+      { phoneNumber: ADMIN_NUMBER },
+    );
+    const result = await processor.deliver({ pageId });
+    const call = (await twilio.waitFor(
+      (r) => r.kind === 'call' && r.to === ADMIN_NUMBER,
+    )) as TwilioCall;
+    expect(result).toEqual({ outcome: 'sent', providerSid: call.sid });
+    expect(call.from).toBe('+15550000000');
+    expect(call.twiml).toMatch(
+      /^<Response><Gather numDigits="1" action="http:\/\/localhost:3000\/alerts\/phone_ack\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+" method="POST"><Say>[^<]*DiskFull[^<]*Press 1 to acknowledge\.<\/Say><\/Gather><Say>No input received\.<\/Say><\/Response>$/,
+    );
+    expect(gatherAction(call.twiml)).toMatch(/^http:\/\/localhost:3000\/alerts\/phone_ack\//);
+    expect(await pageRow(pageId)).toMatchObject({
+      status: 'sent',
+      attempts: 1,
+      provider_sid: call.sid,
+      phone_number: ADMIN_NUMBER,
+    });
+  });
+
+  it('phone: an external contact is called on its own number', async () => {
+    twilio.clear();
+    const { pageId } = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
+    await processor.deliver({ pageId });
+    const call = (await twilio.waitFor((r) => r.kind === 'call')) as TwilioCall;
+    expect(call.to).toBe(CONTACT_NUMBER);
+    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', provider_sid: call.sid });
+  });
+
+  it('sms: the text names the alert and ends with the reply code', async () => {
+    const { pageId } = await page('sms', { accountId: admin.accountId }, { replyCode: '482913' });
+    await processor.deliver({ pageId });
+    const sms = await twilio.waitFor((r) => r.kind === 'sms' && r.body.includes('482913'));
+    expect(sms).toMatchObject({
+      to: ADMIN_NUMBER,
+      body: '[CRITICAL] DiskFull firing in payments: Disk /var is 97% full. Reply 482913 to acknowledge.',
+    });
+    expect(await pageRow(pageId)).toMatchObject({
+      status: 'sent',
+      provider_sid: sms.sid,
+      phone_number: ADMIN_NUMBER,
+    });
+  });
+
+  it('phone and sms: an account without a verified number is skipped, nothing is sent', async () => {
+    twilio.clear();
+    for (const channel of ['phone', 'sms'] as const) {
+      const { pageId } = await page(
+        channel,
+        { accountId: member.accountId },
+        { replyCode: '111111' },
+      );
+      expect(await processor.deliver({ pageId })).toEqual({
+        outcome: 'skipped',
+        reason: 'phone_not_verified',
+      });
+      expect(await pageRow(pageId)).toMatchObject({
+        status: 'skipped',
+        reason: 'phone_not_verified',
+        attempts: 0,
+        sent_at: null,
+      });
+    }
+    await db.query("UPDATE account SET phone_number = '+4915100000077' WHERE id = $1", [
+      member.accountId,
+    ]);
+    const { pageId } = await page('phone', { accountId: member.accountId });
+    expect(await processor.deliver({ pageId })).toEqual({
+      outcome: 'skipped',
+      reason: 'phone_not_verified',
+    });
+    expect(twilio.requests).toEqual([]);
+  });
+
+  it('phone and sms without a provider fail at once with phone_provider_not_configured', async () => {
+    const config: AppConfig = { ...t.config, phone: null };
+    const unconfigured = new PageDeliveryProcessor(
+      t.clock,
+      config,
+      t.get(PagesRepository),
+      t.get(NotifyService),
+      t.get(Mailer),
+      new PhoneProvider(config),
+    );
+    for (const channel of ['phone', 'sms'] as const) {
+      const { pageId } = await page(
+        channel,
+        { label: 'NOC desk', number: CONTACT_NUMBER },
+        { replyCode: '222222' },
+      );
+      expect(await unconfigured.deliver({ pageId }, attempt(0))).toEqual({
+        outcome: 'failed',
+        reason: 'phone_provider_not_configured',
+      });
+      expect(await pageRow(pageId)).toMatchObject({
+        status: 'failed',
+        reason: 'phone_provider_not_configured',
+      });
+    }
+  });
+
+  it('a provider failure counts an attempt and is retried; the final attempt fails the page', async () => {
+    const { pageId } = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '333333' },
+    );
+    twilio.failNext(1);
+    await expect(processor.deliver({ pageId }, attempt(0))).rejects.toThrow(/500/);
+    expect(await pageRow(pageId)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      reason: expect.stringMatching(/500/),
+    });
+    expect(await processor.deliver({ pageId }, attempt(1))).toEqual({
+      outcome: 'sent',
+      providerSid: expect.any(String),
+    });
+    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 2, reason: null });
+
+    const last = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
+    twilio.failNext(1);
+    await expect(processor.deliver({ pageId: last.pageId }, attempt(5))).rejects.toThrow(/500/);
+    expect(await pageRow(last.pageId)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: expect.stringMatching(/500/),
+    });
+  });
+
+  it('a page no longer pending is done: delivering it again sends nothing', async () => {
+    const { pageId } = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '444444' },
+    );
+    await processor.deliver({ pageId });
+    await twilio.waitFor((r) => r.kind === 'sms' && r.body.includes('444444'));
+    const before = twilio.requests.length;
+    expect(await processor.deliver({ pageId })).toEqual({ outcome: 'done' });
+    expect(await processor.deliver({ pageId: '00000000-0000-4000-8000-000000000000' })).toEqual({
+      outcome: 'done',
+    });
+    expect(twilio.requests).toHaveLength(before);
+    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
+  it('a page of an escalation acknowledged or resolved meanwhile is skipped', async () => {
+    twilio.clear();
+    for (const state of ['acknowledged', 'resolved']) {
+      const { pageId } = await page(
+        'phone',
+        { label: 'NOC desk', number: CONTACT_NUMBER },
+        { state },
+      );
+      expect(await processor.deliver({ pageId })).toEqual({
+        outcome: 'skipped',
+        reason: 'escalation_halted',
+      });
+      expect(await pageRow(pageId)).toMatchObject({
+        status: 'skipped',
+        reason: 'escalation_halted',
+      });
+    }
+    expect(twilio.requests).toEqual([]);
+  });
+
+  it('a page whose account was deleted is skipped', async () => {
+    const gone = await addMember(t, t.sink, admin, 'gone@pages.example', 'developer');
+    const { pageId } = await page('email', { accountId: gone.accountId });
+    await db.query('DELETE FROM account WHERE id = $1', [gone.accountId]);
+    expect(await processor.deliver({ pageId })).toEqual({
+      outcome: 'skipped',
+      reason: 'recipient_gone',
+    });
+  });
+
+  it('runs as the worker job enqueued for the page', async () => {
+    const { pageId } = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '555555' },
+    );
+    await t.get(EscalationJobs).pages([pageId]);
+    await twilio.waitFor((r) => r.kind === 'sms' && r.body.includes('555555'));
+    const row = await eventually(
+      () => pageRow(pageId),
+      (r) => r.status !== 'pending',
+    );
+    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+});
