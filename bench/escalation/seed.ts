@@ -42,8 +42,9 @@ export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void
          FROM generate_series(1, $2::int) i
        RETURNING id
      )
+     , instances AS (
      INSERT INTO escalation_instance (project_id, alert_id, chain_id, chain_snapshot, state,
-                                      next_run_at, opened_at, updated_at)
+                                      opened_at, updated_at)
      SELECT $1, a.id, $3,
             jsonb_build_object('id', $3::uuid, 'name', 'page the on-call',
               're_escalation_after', NULL, 'repeats', 0,
@@ -57,8 +58,11 @@ export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void
                 'target_type', 'member', 'target_roster_id', NULL,
                 'target_member_id', ($4::uuid[])[1 + ((row_number() OVER () + 1) % 50)],
                 'target_role', NULL, 'channels', jsonb_build_array('in_app')))),
-            'active', $5, now(), now()
-       FROM alerts a`,
+            'active', now(), now()
+       FROM alerts a
+     RETURNING id
+     )
+     INSERT INTO escalation_due (instance_id, due_at) SELECT id, $5 FROM instances`,
     [projectId, count, chainId, members.map((m) => m.id), dueAt],
   );
 }

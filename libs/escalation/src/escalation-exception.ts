@@ -5,6 +5,7 @@ export enum EscalationErrorCode {
   ValidationFailed = 'validation_failed',
   InvalidSignedToken = 'invalid_signed_token',
   SignedLinkExpired = 'signed_link_expired',
+  InvalidWebhookSignature = 'invalid_webhook_signature',
 }
 
 export const EscalationException = defineException<EscalationErrorCode>('escalation', {
@@ -12,6 +13,7 @@ export const EscalationException = defineException<EscalationErrorCode>('escalat
   [EscalationErrorCode.ValidationFailed]: 422,
   [EscalationErrorCode.InvalidSignedToken]: 401,
   [EscalationErrorCode.SignedLinkExpired]: 401,
+  [EscalationErrorCode.InvalidWebhookSignature]: 403,
 });
 
 export const escalationNotFound = (what = 'Resource') =>

@@ -92,6 +92,9 @@ export class Escalation1764000000007 implements MigrationInterface {
       CREATE INDEX escalation_step_member_idx ON escalation_step (target_member_id)
         WHERE target_member_id IS NOT NULL;
 
+      -- An escalation: the chain as it was at opening and where it stands. A running step
+      -- changes only unindexed columns here (with room left on each page), so the update stays
+      -- HOT; when the next step is due lives in escalation_due, which the due index is on.
       CREATE TABLE escalation_instance (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         project_id uuid NOT NULL REFERENCES project (id) ON DELETE CASCADE,
@@ -103,14 +106,11 @@ export class Escalation1764000000007 implements MigrationInterface {
         -- The chain as it was at opening: later edits do not change a running escalation.
         chain_snapshot jsonb NOT NULL,
         state text NOT NULL CHECK (state IN ('active', 'acknowledged', 'resolved', 'exhausted')),
-        -- Bumped by each re-escalation restart; with repeat_count and step_index it names a
-        -- step run uniquely (the job id of that step).
+        -- Bumped by each re-escalation restart.
         generation integer NOT NULL DEFAULT 0,
         repeat_count integer NOT NULL DEFAULT 0,
         -- The next step to run, 0-based, within the current pass.
         step_index integer NOT NULL DEFAULT 0,
-        -- When the next step is due; null unless active.
-        next_run_at timestamptz,
         -- When the re-escalation of an acknowledged instance is due; null when none is pending.
         re_escalate_at timestamptz,
         opened_at timestamptz NOT NULL,
@@ -118,15 +118,20 @@ export class Escalation1764000000007 implements MigrationInterface {
         resolved_at timestamptz,
         exhausted_at timestamptz,
         updated_at timestamptz NOT NULL
-      );
+      ) WITH (fillfactor = 50);
       CREATE UNIQUE INDEX escalation_instance_episode_key ON escalation_instance
         (alert_id, (COALESCE(fired_event_id, '00000000-0000-0000-0000-000000000000'::uuid)));
-      CREATE INDEX escalation_instance_due_idx ON escalation_instance (next_run_at)
-        WHERE state = 'active';
       CREATE INDEX escalation_instance_re_escalate_idx ON escalation_instance (re_escalate_at)
         WHERE re_escalate_at IS NOT NULL;
       CREATE INDEX escalation_instance_project_opened_idx ON escalation_instance (project_id, opened_at);
       CREATE INDEX escalation_instance_chain_idx ON escalation_instance (chain_id);
+
+      -- When the next step of each active instance is due: one row per active instance.
+      CREATE TABLE escalation_due (
+        instance_id uuid PRIMARY KEY REFERENCES escalation_instance (id) ON DELETE CASCADE,
+        due_at timestamptz NOT NULL
+      );
+      CREATE INDEX escalation_due_at_idx ON escalation_due (due_at);
 
       -- One page per recipient and channel of an executed step, written with the step (so a
       -- step is paged exactly once) and delivered afterwards (at least once) by its job. No
@@ -189,6 +194,7 @@ export class Escalation1764000000007 implements MigrationInterface {
       ALTER TABLE alert_acknowledgement DROP COLUMN escalation_instance_id;
       DROP TABLE escalation_ledger;
       DROP TABLE escalation_page;
+      DROP TABLE escalation_due;
       DROP TABLE escalation_instance;
       DROP TABLE escalation_step;
       ALTER TABLE escalation_chain

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppException, type AppConfig } from '@platform/core';
+import { APP_CONFIG, type AppConfig } from '@platform/core';
+import { EscalationErrorCode, EscalationException } from '../escalation-exception.js';
 import { escapeXml, isTwilioSignatureValid } from '@platform/notifications';
 
 /** The parts of a webhook request its signature covers. */
@@ -9,8 +10,6 @@ export interface WebhookRequest {
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
 }
-
-export const INVALID_WEBHOOK_SIGNATURE = 'invalid_webhook_signature';
 
 /**
  * Checks that a webhook comes from the configured Twilio-compatible provider: its
@@ -35,11 +34,9 @@ export class TwilioWebhookVerifier {
     const authToken = this.config.phone?.authToken;
     const url = `${this.config.publicUrl}${request.originalUrl}`;
     if (!authToken || !isTwilioSignatureValid(authToken, url, params, signature)) {
-      throw new AppException(
-        403,
-        INVALID_WEBHOOK_SIGNATURE,
+      throw new EscalationException(
+        EscalationErrorCode.InvalidWebhookSignature,
         'The request does not carry a valid signature of the phone provider',
-        { service: 'escalation' },
       );
     }
     return Object.fromEntries(

@@ -105,22 +105,33 @@ export class EscalationEngine extends EscalationOpener {
   }
 
   /**
-   * Runs every step due now, batch after batch; answers how many steps ran. Each batch's jobs
-   * (its pages, the next steps) are enqueued while the next batch runs.
+   * Runs every step due now, batch after batch; answers how many steps ran. The jobs the
+   * batches call for (their pages, the next steps) are enqueued once every due step is paged:
+   * enqueueing competes with the batches for this process, and a page is safe once written.
    */
   async runDue(): Promise<number> {
-    const enqueued: Array<Promise<void>> = [];
+    const pageIds: string[] = [];
+    const next = new Set<number>();
     const loop = async () => {
       let total = 0;
       for (;;) {
         const batch = await this.runBatch();
-        enqueued.push(batch.enqueued);
+        pageIds.push(...batch.pageIds);
+        for (const dueAt of batch.next) next.add(dueAt.getTime());
         total += batch.ran;
         if (batch.ran < STEP_BATCH) return total;
       }
     };
     const totals = await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop));
-    await Promise.all(enqueued);
+    // A lost enqueue leaves a pending page or a due step for the sweeper.
+    await Promise.all([
+      this.jobs
+        .pages(pageIds)
+        .catch((error: Error) =>
+          this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
+        ),
+      this.schedule([...next].map((ms) => new Date(ms))),
+    ]);
     return totals.reduce((a, b) => a + b, 0);
   }
 
@@ -131,9 +142,9 @@ export class EscalationEngine extends EscalationOpener {
     await this.schedule([restarted.next_run_at]);
   }
 
-  private async runBatch(): Promise<{ ran: number; enqueued: Promise<void> }> {
+  private async runBatch(): Promise<{ ran: number; pageIds: string[]; next: Date[] }> {
     const now = this.clock.now();
-    const outcome = await this.instances.transaction(async (manager) => {
+    return this.instances.transaction(async (manager) => {
       const due = await this.instances.claimDue(manager, now, STEP_BATCH);
       if (due.length === 0) return { ran: 0, pageIds: [], next: [] as Date[] };
       const firing = due.filter((i) => i.alert_status === 'firing');
@@ -162,16 +173,6 @@ export class EscalationEngine extends EscalationOpener {
       const next = advances.filter((a) => a.state === 'active').map((a) => a.next_run_at!);
       return { ran: due.length, pageIds, next };
     });
-    // After the commit: a lost enqueue leaves a pending page or a due step for the sweeper.
-    const enqueued = Promise.all([
-      this.jobs
-        .pages(outcome.pageIds)
-        .catch((error: Error) =>
-          this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
-        ),
-      this.schedule(outcome.next),
-    ]).then(() => undefined);
-    return { ran: outcome.ran, enqueued };
   }
 
   private async pagesOf(

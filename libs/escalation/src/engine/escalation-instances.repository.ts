@@ -41,7 +41,7 @@ export interface NewPage {
   dueAt: Date;
 }
 
-/** An active instance whose step is due (or a scheduled one): what its job needs. */
+/** An instance's scheduled step: where it stands and when the step is due. */
 export interface ScheduledStep {
   id: string;
   generation: number;
@@ -88,30 +88,33 @@ export class EscalationInstancesRepository {
        ), opened AS (
          INSERT INTO escalation_instance
            (project_id, alert_id, fired_event_id, route_id, chain_id, chain_snapshot, state,
-            next_run_at, opened_at, exhausted_at, updated_at)
+            opened_at, exhausted_at, updated_at)
          SELECT project_id, alert_id, fired_event_id, route_id, chain_id, chain_snapshot,
                 CASE WHEN jsonb_array_length(chain_snapshot -> 'steps') = 0
                      THEN 'exhausted' ELSE 'active' END,
-                CASE WHEN jsonb_array_length(chain_snapshot -> 'steps') = 0 THEN NULL
-                     ELSE $6::timestamptz
-                       + make_interval(secs => (chain_snapshot -> 'steps' -> 0 ->> 'delay_seconds')::int)
-                END,
                 $6, CASE WHEN jsonb_array_length(chain_snapshot -> 'steps') = 0 THEN $6::timestamptz END,
                 $6
            FROM snapshot
          ON CONFLICT (alert_id, (COALESCE(fired_event_id, '00000000-0000-0000-0000-000000000000'::uuid)))
            DO NOTHING
-         RETURNING id, alert_id, project_id, state, generation, repeat_count, step_index, next_run_at,
-                   chain_snapshot ->> 'name' AS chain_name, chain_id
+         RETURNING id, alert_id, project_id, state, generation, repeat_count, step_index,
+                   chain_snapshot, chain_id
+       ), due AS (
+         INSERT INTO escalation_due (instance_id, due_at)
+         SELECT id, $6::timestamptz
+                  + make_interval(secs => (chain_snapshot -> 'steps' -> 0 ->> 'delay_seconds')::int)
+           FROM opened WHERE state = 'active'
+         RETURNING instance_id, due_at
        ), events AS (
          INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
          SELECT alert_id, project_id, 'escalation_opened',
                 jsonb_build_object('escalation_instance_id', id, 'escalation_chain_id', chain_id,
-                                   'chain_name', chain_name, 'state', state),
+                                   'chain_name', chain_snapshot ->> 'name', 'state', state),
                 $6
            FROM opened
        )
-       SELECT id, generation, repeat_count, step_index, next_run_at FROM opened WHERE state = 'active'`,
+       SELECT o.id, o.generation, o.repeat_count, o.step_index, d.due_at AS next_run_at
+         FROM opened o JOIN due d ON d.instance_id = o.id`,
       [
         openings.map((o) => o.projectId),
         openings.map((o) => o.alertId),
@@ -125,49 +128,63 @@ export class EscalationInstancesRepository {
 
   /** Resolution: every escalation of those alerts that is not over ends as resolved. */
   async resolve(projectId: string, alertIds: readonly string[], at: Date): Promise<number> {
-    const [, count]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE escalation_instance
-          SET state = 'resolved', resolved_at = $3, next_run_at = NULL, re_escalate_at = NULL,
-              updated_at = $3
-        WHERE project_id = $1 AND alert_id = ANY ($2::uuid[])
-          AND state IN ('active', 'acknowledged')
-          AND EXISTS (SELECT 1 FROM alert a WHERE a.id = alert_id AND a.status = 'resolved')`,
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH ended AS (
+         UPDATE escalation_instance
+            SET state = 'resolved', resolved_at = $3, re_escalate_at = NULL, updated_at = $3
+          WHERE project_id = $1 AND alert_id = ANY ($2::uuid[])
+            AND state IN ('active', 'acknowledged', 'exhausted')
+            AND EXISTS (SELECT 1 FROM alert a WHERE a.id = alert_id AND a.status = 'resolved')
+          RETURNING id
+       ), undue AS (
+         DELETE FROM escalation_due WHERE instance_id IN (SELECT id FROM ended)
+       )
+       SELECT id FROM ended`,
       [projectId, alertIds, at],
     );
-    return count;
+    return rows.length;
   }
 
   /**
-   * Locks up to `limit` active instances whose step is due at `at`, oldest due first; rows
-   * another transaction holds are skipped, so concurrent runners split the work.
+   * Locks up to `limit` instances whose step is due at `at`, oldest due first; rows another
+   * transaction holds (a concurrent run, an acknowledgement) are skipped, so concurrent
+   * runners split the work and never wait on each other.
    */
   async claimDue(manager: EntityManager, at: Date, limit: number): Promise<InstanceRow[]> {
     return manager.query(
       `SELECT i.id, i.project_id, i.alert_id, p.organization_id, a.status AS alert_status,
-              i.chain_snapshot, i.generation, i.repeat_count, i.step_index, i.next_run_at
-         FROM escalation_instance i
+              i.chain_snapshot, i.generation, i.repeat_count, i.step_index, d.due_at AS next_run_at
+         FROM escalation_due d
+         JOIN escalation_instance i ON i.id = d.instance_id
          JOIN alert a ON a.id = i.alert_id
          JOIN project p ON p.id = i.project_id
-        WHERE i.state = 'active' AND i.next_run_at <= $1
-        ORDER BY i.next_run_at
+        WHERE d.due_at <= $1 AND i.state = 'active'
+        ORDER BY d.due_at
         LIMIT $2
-        FOR UPDATE OF i SKIP LOCKED`,
+        FOR UPDATE OF d, i SKIP LOCKED`,
       [at, limit],
     );
   }
 
+  /** Moves claimed instances on: their new position, and their next due time or none. */
   async advance(manager: EntityManager, advances: readonly InstanceAdvance[], at: Date) {
     if (advances.length === 0) return;
     await manager.query(
-      `UPDATE escalation_instance i
-          SET state = v.state, repeat_count = v.repeat_count, step_index = v.step_index,
-              next_run_at = v.next_run_at,
-              exhausted_at = CASE WHEN v.state = 'exhausted' THEN $6::timestamptz END,
-              resolved_at = CASE WHEN v.state = 'resolved' THEN $6::timestamptz END,
-              updated_at = $6
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::timestamptz[])
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::timestamptz[])
            AS v (id, state, repeat_count, step_index, next_run_at)
-        WHERE i.id = v.id`,
+       ), moved AS (
+         UPDATE escalation_instance i
+            SET state = v.state, repeat_count = v.repeat_count, step_index = v.step_index,
+                exhausted_at = CASE WHEN v.state = 'exhausted' THEN $6::timestamptz END,
+                resolved_at = CASE WHEN v.state = 'resolved' THEN $6::timestamptz END,
+                updated_at = $6
+           FROM v WHERE i.id = v.id
+       ), rescheduled AS (
+         UPDATE escalation_due d SET due_at = v.next_run_at
+           FROM v WHERE d.instance_id = v.id AND v.state = 'active'
+       )
+       DELETE FROM escalation_due d USING v WHERE d.instance_id = v.id AND v.state <> 'active'`,
       [
         advances.map((a) => a.id),
         advances.map((a) => a.state),
@@ -251,12 +268,20 @@ export class EscalationInstancesRepository {
         return null;
       }
       const [restarted]: ScheduledStep[] = await manager.query(
-        `UPDATE escalation_instance
-            SET state = 'active', generation = generation + 1, repeat_count = 0, step_index = 0,
-                next_run_at = $2::timestamptz + make_interval(secs => $3::int),
-                re_escalate_at = NULL, acknowledged_at = NULL, updated_at = $2
-          WHERE id = $1
-          RETURNING id, generation, repeat_count, step_index, next_run_at, alert_id, project_id`,
+        `WITH restarted AS (
+           UPDATE escalation_instance
+              SET state = 'active', generation = generation + 1, repeat_count = 0, step_index = 0,
+                  re_escalate_at = NULL, acknowledged_at = NULL, updated_at = $2
+            WHERE id = $1
+            RETURNING id, generation, repeat_count, step_index
+         ), due AS (
+           INSERT INTO escalation_due (instance_id, due_at)
+           SELECT id, $2::timestamptz + make_interval(secs => $3::int) FROM restarted
+           ON CONFLICT (instance_id) DO UPDATE SET due_at = EXCLUDED.due_at
+           RETURNING due_at
+         )
+         SELECT r.id, r.generation, r.repeat_count, r.step_index, d.due_at AS next_run_at
+           FROM restarted r, due d`,
         [instanceId, at, first_delay],
       );
       await manager.query(
@@ -270,13 +295,14 @@ export class EscalationInstancesRepository {
     });
   }
 
-  /** Active instances whose step is due; for the sweeper. */
-  async dueSteps(at: Date, limit: number): Promise<ScheduledStep[]> {
-    return this.dataSource.query(
-      `SELECT id, generation, repeat_count, step_index, next_run_at FROM escalation_instance
-        WHERE state = 'active' AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2`,
+  /** When steps are due, among those due by `at`; for the sweeper. */
+  async dueInstants(at: Date, limit: number): Promise<Date[]> {
+    const rows: Array<{ due_at: Date }> = await this.dataSource.query(
+      `SELECT DISTINCT due_at FROM (
+         SELECT due_at FROM escalation_due WHERE due_at <= $1 ORDER BY due_at LIMIT $2) due`,
       [at, limit],
     );
+    return rows.map((r) => r.due_at);
   }
 
   /** Acknowledged instances whose re-escalation is due; for the sweeper. */

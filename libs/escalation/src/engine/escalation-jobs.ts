@@ -3,6 +3,9 @@ import { Clock } from '@platform/core';
 import { JobName, JobQueue } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
 
+/** How long before its due instant a step job is released from BullMQ's delayed set. */
+export const STEP_JOB_LEAD_MS = 150;
+
 export interface ReEscalation {
   instanceId: string;
   generation: number;
@@ -46,7 +49,12 @@ export class EscalationJobs {
       JobName.EscalationStep,
       instants.map((dueAt) => ({
         data: { dueAt: dueAt.toISOString() },
-        options: this.options(EscalationJobs.stepJobId(dueAt), dueAt),
+        // BullMQ promotes a delayed job up to ~100 ms late; the job starts early instead and
+        // waits for the due instant itself (see EscalationProcessor).
+        options: this.options(
+          EscalationJobs.stepJobId(dueAt),
+          new Date(dueAt.getTime() - STEP_JOB_LEAD_MS),
+        ),
       })),
     );
   }

@@ -53,11 +53,11 @@ export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationS
   async sweep(): Promise<void> {
     const now = this.clock.now();
     const [steps, reEscalations, pages] = await Promise.all([
-      this.instances.dueSteps(now, SWEEP_LIMIT),
+      this.instances.dueInstants(now, SWEEP_LIMIT),
       this.instances.dueReEscalations(now, SWEEP_LIMIT),
       this.instances.stalePages(new Date(now.getTime() - STALE_PAGE_MS), SWEEP_LIMIT),
     ]);
-    await this.jobs.steps(steps.map((s) => s.next_run_at));
+    await this.jobs.steps(steps);
     await this.jobs.reEscalations(
       reEscalations.map((r) => ({
         instanceId: r.id,
@@ -67,7 +67,7 @@ export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationS
     );
     await this.jobs.pages(pages);
     await this.promote([
-      ...new Set(steps.map((s) => EscalationJobs.stepJobId(s.next_run_at))),
+      ...steps.map((dueAt) => EscalationJobs.stepJobId(dueAt)),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),
     ]);
   }

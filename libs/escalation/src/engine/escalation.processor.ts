@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
+import { Clock } from '@platform/core';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import { EscalationEngine } from './escalation-engine.js';
+import { STEP_JOB_LEAD_MS } from './escalation-jobs.js';
 
 /**
  * The engine's jobs. Every step job asks for a run of all due steps; while a run is in flight,
@@ -13,10 +16,16 @@ export class EscalationProcessor {
   private current: Promise<number> | null = null;
   private next: Promise<number> | null = null;
 
-  constructor(private readonly engine: EscalationEngine) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly engine: EscalationEngine,
+  ) {}
 
+  /** Released slightly early (STEP_JOB_LEAD_MS), the job waits for its due instant. */
   @OnJob(JobName.EscalationStep)
-  async step(): Promise<{ ran: number }> {
+  async step(job: JobPayloads[JobName.EscalationStep]): Promise<{ ran: number }> {
+    const early = new Date(job.dueAt).getTime() - this.clock.now().getTime();
+    if (early > 0) await sleep(Math.min(early, STEP_JOB_LEAD_MS * 2));
     return { ran: await this.requestRun() };
   }
 
