@@ -498,7 +498,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       );
     });
 
-    it('prunes deliveries, attempts and timeline events older than 90 days, in a daily job', async () => {
+    it('prunes deliveries, attempts, timeline events and settled pages older than 90 days, in a daily job', async () => {
       const scheduler = await t
         .get(JobQueue)
         .queue(QueueName.Maintenance)
@@ -525,7 +525,21 @@ describe('notification endpoints: signed webhook deliveries', () => {
            VALUES ($1, $2, 'fired', $3) RETURNING id`,
           [alert.id, projectId, at],
         );
-        return { delivery: delivery.id, event: event.id };
+        const page = async (status: string) =>
+          (
+            await db.query<Array<{ id: string }>>(
+              `INSERT INTO escalation_page (instance_id, project_id, alert_id, generation,
+                 repeat_count, step_index, channel, status, due_at, created_at)
+               VALUES (gen_random_uuid(), $1, $2, 0, 0, 0, 'in_app', $3, $4, $4) RETURNING id`,
+              [projectId, alert.id, status, at],
+            )
+          )[0].id;
+        return {
+          delivery: delivery.id,
+          event: event.id,
+          sentPage: await page('sent'),
+          pendingPage: await page('pending'),
+        };
       };
       const old = await seed();
       t.clock.advance({ days: 2 });
@@ -535,23 +549,29 @@ describe('notification endpoints: signed webhook deliveries', () => {
       owner.jwt = await login(t, owner.login);
 
       await t.get(JobQueue).enqueue(JobName.AlertsPrune, {}, { jobId: 'prune-test' });
-      const exists = async (ids: { delivery: string; event: string }) => {
+      const exists = async (ids: Awaited<ReturnType<typeof seed>>) => {
         const [row]: Array<{ deliveries: number; attempts: number; events: number }> =
           await db.query(
             `SELECT (SELECT count(*)::int FROM webhook_delivery WHERE id = $1) AS deliveries,
                     (SELECT count(*)::int FROM webhook_delivery_attempt WHERE delivery_id = $1) AS attempts,
-                    (SELECT count(*)::int FROM alert_event WHERE id = $2) AS events`,
-            [ids.delivery, ids.event],
+                    (SELECT count(*)::int FROM alert_event WHERE id = $2) AS events,
+                    (SELECT count(*)::int FROM escalation_page WHERE id = ANY ($3::uuid[])) AS pages`,
+            [ids.delivery, ids.event, [ids.sentPage, ids.pendingPage]],
           );
         return row;
       };
       const deadline = Date.now() + 20_000;
-      while ((await exists(old)).deliveries > 0 || (await exists(old)).events > 0) {
+      const pruned = async () => {
+        const row = await exists(old);
+        return row.deliveries === 0 && row.events === 0 && row.pages === 1;
+      };
+      while (!(await pruned())) {
         if (Date.now() > deadline) throw new Error('the prune job never removed the old rows');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(await exists(old)).toEqual({ deliveries: 0, attempts: 0, events: 0 });
-      expect(await exists(recent)).toEqual({ deliveries: 1, attempts: 1, events: 1 });
+      // A page still pending is delivery work, however old.
+      expect(await exists(old)).toEqual({ deliveries: 0, attempts: 0, events: 0, pages: 1 });
+      expect(await exists(recent)).toEqual({ deliveries: 1, attempts: 1, events: 1, pages: 2 });
       const listed = await deliveries(hook.id);
       expect(listed.data.map((d) => d.id)).toEqual([recent.delivery]);
     });

@@ -35,14 +35,18 @@ export class AlertsPruneProcessor implements OnApplicationBootstrap {
   }
 
   @OnJob(JobName.AlertsPrune)
-  async prune(): Promise<{ deliveries: number; alertEvents: number }> {
+  async prune(): Promise<{ deliveries: number; alertEvents: number; escalationPages: number }> {
     const cutoff = new Date(this.clock.nowMs() - ALERTING_RETENTION_DAYS * 86_400_000);
     const deliveries = await this.drain((batch) => this.retention.pruneDeliveries(cutoff, batch));
     const alertEvents = await this.drain((batch) => this.retention.pruneAlertEvents(cutoff, batch));
-    this.logger.log(
-      `pruned ${deliveries} webhook deliveries and ${alertEvents} alert events before ${cutoff.toISOString()}`,
+    const escalationPages = await this.drain((batch) =>
+      this.retention.pruneEscalationPages(cutoff, batch),
     );
-    return { deliveries, alertEvents };
+    this.logger.log(
+      `pruned ${deliveries} webhook deliveries, ${alertEvents} alert events and ` +
+        `${escalationPages} escalation pages before ${cutoff.toISOString()}`,
+    );
+    return { deliveries, alertEvents, escalationPages };
   }
 
   private async drain(step: (batch: number) => Promise<number>): Promise<number> {
