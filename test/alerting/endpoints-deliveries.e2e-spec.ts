@@ -550,14 +550,18 @@ describe('notification endpoints: signed webhook deliveries', () => {
 
       await t.get(JobQueue).enqueue(JobName.AlertsPrune, {}, { jobId: 'prune-test' });
       const exists = async (ids: Awaited<ReturnType<typeof seed>>) => {
-        const [row]: Array<{ deliveries: number; attempts: number; events: number }> =
-          await db.query(
-            `SELECT (SELECT count(*)::int FROM webhook_delivery WHERE id = $1) AS deliveries,
+        const [row]: Array<{
+          deliveries: number;
+          attempts: number;
+          events: number;
+          pages: number;
+        }> = await db.query(
+          `SELECT (SELECT count(*)::int FROM webhook_delivery WHERE id = $1) AS deliveries,
                     (SELECT count(*)::int FROM webhook_delivery_attempt WHERE delivery_id = $1) AS attempts,
                     (SELECT count(*)::int FROM alert_event WHERE id = $2) AS events,
                     (SELECT count(*)::int FROM escalation_page WHERE id = ANY ($3::uuid[])) AS pages`,
-            [ids.delivery, ids.event, [ids.sentPage, ids.pendingPage]],
-          );
+          [ids.delivery, ids.event, [ids.sentPage, ids.pendingPage]],
+        );
         return row;
       };
       const deadline = Date.now() + 20_000;

@@ -19,32 +19,34 @@ import {
 import { EscalationJobs } from './escalation-jobs.js';
 
 /** Due steps taken per transaction: large enough for bursts, small enough to commit quickly. */
-export const STEP_BATCH = 1000;
-/** Batches one run executes at once (SKIP LOCKED keeps them apart). */
-const PARALLEL_BATCHES = 2;
+export const STEP_BATCH = 500;
+/** Batches one run executes at once (SKIP LOCKED keeps them apart; the pool holds 10). */
+const PARALLEL_BATCHES = 4;
 
 const addSeconds = (at: Date, seconds: number) => new Date(at.getTime() + seconds * 1000);
 
 /** Where an instance goes after running the step it stands on (due at `dueAt`). */
 export function nextPosition(
-  instance: Pick<InstanceRow, 'chain_snapshot' | 'repeat_count' | 'step_index'>,
+  instance: Pick<
+    InstanceRow,
+    'steps_count' | 'repeats' | 'next_delay' | 'first_delay' | 'repeat_count' | 'step_index'
+  >,
   dueAt: Date,
 ): Pick<InstanceAdvance, 'state' | 'repeat_count' | 'step_index' | 'next_run_at'> {
-  const { steps, repeats } = instance.chain_snapshot;
   const next = instance.step_index + 1;
-  if (next < steps.length)
+  if (next < instance.steps_count)
     return {
       state: 'active',
       repeat_count: instance.repeat_count,
       step_index: next,
-      next_run_at: addSeconds(dueAt, steps[next].delay_seconds),
+      next_run_at: addSeconds(dueAt, instance.next_delay ?? 0),
     };
-  if (instance.repeat_count < repeats)
+  if (instance.repeat_count < instance.repeats)
     return {
       state: 'active',
       repeat_count: instance.repeat_count + 1,
       step_index: 0,
-      next_run_at: addSeconds(dueAt, steps[0].delay_seconds),
+      next_run_at: addSeconds(dueAt, instance.first_delay),
     };
   return {
     state: 'exhausted',
@@ -151,7 +153,7 @@ export class EscalationEngine extends EscalationOpener {
       const recipients = await this.targets.resolve(
         firing.map((i) => ({
           organizationId: i.organization_id,
-          step: i.chain_snapshot.steps[i.step_index],
+          step: i.step,
         })),
         now,
       );
@@ -182,7 +184,7 @@ export class EscalationEngine extends EscalationOpener {
   ): Promise<NewPage[]> {
     const phoned = new Set<string>();
     instances.forEach((instance, n) => {
-      const step = instance.chain_snapshot.steps[instance.step_index];
+      const { step } = instance;
       if (!step.channels.some((c) => c === 'phone' || c === 'sms')) return;
       for (const r of recipients[n]) if (r.kind === 'account') phoned.add(r.accountId);
     });
@@ -190,7 +192,7 @@ export class EscalationEngine extends EscalationOpener {
 
     const pages: NewPage[] = [];
     instances.forEach((instance, n) => {
-      const step = instance.chain_snapshot.steps[instance.step_index];
+      const { step } = instance;
       for (const recipient of recipients[n]) {
         for (const channel of step.channels) {
           const byPhone = channel === 'phone' || channel === 'sms';

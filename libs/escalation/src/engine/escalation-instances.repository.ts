@@ -1,16 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { EscalationOpening } from '@platform/alerting';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ChainSnapshot, PageChannel } from '../chains/chain-snapshot.js';
+import type { PageChannel, StepSnapshot } from '../chains/chain-snapshot.js';
 
-/** An instance as the engine runs it. */
+/**
+ * An instance as a step run needs it: the step it stands on and the little of the rest of its
+ * chain snapshot that decides where it goes next (read in SQL, not the whole snapshot).
+ */
 export interface InstanceRow {
   id: string;
   project_id: string;
   alert_id: string;
   organization_id: string;
   alert_status: 'firing' | 'resolved';
-  chain_snapshot: ChainSnapshot;
+  step: StepSnapshot;
+  steps_count: number;
+  repeats: number;
+  /** the delay of the step after this one, or null when this is the last */
+  next_delay: number | null;
+  /** the delay of the first step (a repeated pass starts with it) */
+  first_delay: number;
   generation: number;
   repeat_count: number;
   step_index: number;
@@ -153,7 +162,13 @@ export class EscalationInstancesRepository {
   async claimDue(manager: EntityManager, at: Date, limit: number): Promise<InstanceRow[]> {
     return manager.query(
       `SELECT i.id, i.project_id, i.alert_id, p.organization_id, a.status AS alert_status,
-              i.chain_snapshot, i.generation, i.repeat_count, i.step_index, d.due_at AS next_run_at
+              i.chain_snapshot -> 'steps' -> i.step_index AS step,
+              jsonb_array_length(i.chain_snapshot -> 'steps') AS steps_count,
+              (i.chain_snapshot ->> 'repeats')::int AS repeats,
+              (i.chain_snapshot -> 'steps' -> (i.step_index + 1) ->> 'delay_seconds')::int
+                AS next_delay,
+              (i.chain_snapshot -> 'steps' -> 0 ->> 'delay_seconds')::int AS first_delay,
+              i.generation, i.repeat_count, i.step_index, d.due_at AS next_run_at
          FROM escalation_due d
          JOIN escalation_instance i ON i.id = d.instance_id
          JOIN alert a ON a.id = i.alert_id
