@@ -470,6 +470,47 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       for (const member of [alice, bob, carol]) await absent(member, from, to);
       expect(await onCallPage()).toBe(bob.accountId);
     });
+
+    it("a route's roster target notifies the roster's on-call member in-app", async () => {
+      // Saturday, day 5: carol's shift (5 mod 3 = 2).
+      t.clock.set(new Date('2026-03-07T10:00:00Z'));
+      const value = `case-${++sequence}`;
+      await t
+        .request()
+        .post(`/projects/${projectId}/alert_routes`)
+        .set(bearer(owner.jwt))
+        .send({
+          priority: ++sequence,
+          matchers: [{ label: 'case', op: 'eq', value }],
+          in_app_target_type: 'roster',
+          in_app_target_roster_id: rosterId,
+        })
+        .expect(201);
+      await ingest(`fp-${value}`, value, 'firing');
+      const [{ id: alertId }] = await db.query<Array<{ id: string }>>(
+        'SELECT id FROM alert WHERE project_id = $1 AND fingerprint = $2',
+        [projectId, `fp-${value}`],
+      );
+      const notifiedOf = () =>
+        db.query<Array<{ account_id: string }>>(
+          `SELECT account_id FROM notification
+            WHERE category_key = 'alert_escalation' AND payload ->> 'alert_id' = $1`,
+          [alertId],
+        );
+      await eventually(async () => (await notifiedOf()).length > 0, 'the roster notification');
+      await settle();
+      const notified = await notifiedOf();
+      expect(notified).toEqual([{ account_id: carol.accountId }]);
+      const [event] = await db.query<Array<{ details: Record<string, unknown> }>>(
+        `SELECT details FROM alert_event WHERE alert_id = $1 AND kind = 'notified'`,
+        [alertId],
+      );
+      expect(event.details).toMatchObject({
+        target: 'roster',
+        roster_id: rosterId,
+        recipients: [carol.accountId],
+      });
+    });
   });
 
   it('delivers every remaining step exactly once after Redis is flushed mid-escalation', async () => {
