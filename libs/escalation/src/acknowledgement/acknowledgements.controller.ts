@@ -1,9 +1,19 @@
 import { Controller, Delete, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
 import { IdParam } from '@platform/core';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import {
+  ApiData,
+  ApiIdParam,
+  ApiProjectParam,
+  ApiProjectWriteErrors,
+  notFound,
+} from '../escalation.openapi.js';
 import { AcknowledgementsService } from './acknowledgements.service.js';
+import { ACKNOWLEDGER_MODELS, Alert } from './acknowledgement.openapi.js';
+
+const ALERT_404 = notFound('no alert of this project has this id');
 
 /**
  * In-app acknowledgement of an alert (scope resource `alerts`).
@@ -18,7 +28,9 @@ import { AcknowledgementsService } from './acknowledgements.service.js';
  * - Both answer the updated alert and need `alerts:update` of a member, `alerts:write` of a
  *   static token.
  */
-@ApiTags('alerts')
+@ApiTags('alerts', 'escalation')
+@ApiProjectParam()
+@ApiIdParam('id', 'the alert')
 @Controller('projects/:project_id/alerts/:id/ack')
 @RequiresCapability('alerts')
 export class AcknowledgementsController {
@@ -26,6 +38,16 @@ export class AcknowledgementsController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Acknowledge an alert',
+    description:
+      "Acknowledges as the caller on channel in_app and halts every active escalation of the alert; a chain with re_escalation_after restarts from step 1 that many seconds later if the alert still fires. Idempotent per account within one firing (a repeat adds no acknowledgement and no timeline event); counts anew after the alert fires again. Any status may be acknowledged; the alert's status never changes. acknowledged_at and acknowledged_by are the earliest acknowledgement, acknowledgement_count counts all. Members: alerts update; tokens: alerts:write.",
+  })
+  @ApiData(Alert, {
+    description: 'the acknowledged alert',
+    extraModels: ACKNOWLEDGER_MODELS,
+  })
+  @ApiProjectWriteErrors(ALERT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
   acknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.acknowledgements.acknowledge({
@@ -38,6 +60,16 @@ export class AcknowledgementsController {
 
   @Delete()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Remove the acknowledgements of an alert',
+    description:
+      'Hard-deletes every acknowledgement of the alert, whoever made it and on whichever channel. A halted escalation stays halted and a scheduled re-escalation still runs. With none to delete it answers the unchanged alert and records nothing. Members: alerts update; tokens: alerts:write.',
+  })
+  @ApiData(Alert, {
+    description: 'the alert, no longer acknowledged',
+    extraModels: ACKNOWLEDGER_MODELS,
+  })
+  @ApiProjectWriteErrors(ALERT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: 'alerts' })
   unacknowledge(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.acknowledgements.unacknowledge(principal.projectId!, id, {

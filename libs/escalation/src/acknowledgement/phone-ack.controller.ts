@@ -1,7 +1,16 @@
 import { Controller, Header, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Public, RawResponse } from '@platform/core';
 import type { Request } from 'express';
+import { ApiErrors, type ErrorDoc } from '../escalation.openapi.js';
 import { AckChannelsService, type AnswerOutcome } from './ack-channels.service.js';
 import { messageResponse, sayResponse, TwilioWebhookVerifier } from './twilio-webhook.js';
 
@@ -17,6 +26,26 @@ const SMS_REPLIES: Record<Exclude<AnswerOutcome, 'declined'>, string> = {
   acknowledged: 'Acknowledged.',
   unknown: 'Unknown or expired reply code; nothing was acknowledged.',
 };
+
+const WEBHOOK_ERRORS: readonly ErrorDoc[] = [
+  [
+    403,
+    'invalid_webhook_signature',
+    'X-Twilio-Signature missing or wrong (HMAC-SHA1 with PHONE_AUTH_TOKEN over PUBLIC_URL, the path and query, and the form parameters sorted by name), or no phone provider configured',
+  ],
+  [403, 'alerts_capability_not_enabled', "the alert's project no longer has the alerts capability"],
+];
+
+const SIGNATURE_DOC =
+  'Public: a webhook of the Twilio-compatible phone provider, form-encoded, checked with X-Twilio-Signature, answered with TwiML outside the success envelope (errors keep the JSON error envelope). An acknowledgement here is attributed to whom the page went, {id, name} of the account or {label} of an external phone contact (never the number), halts every active escalation of the alert and is idempotent per acknowledger within one firing.';
+
+/** A TwiML answer, always 200 whatever was answered. */
+const ApiTwiml = (description: string, example: string) =>
+  ApiResponse({
+    status: 200,
+    description,
+    content: { 'text/xml': { schema: { type: 'string' }, example } },
+  });
 
 /**
  * Webhooks of the Twilio-compatible phone provider (PHONE_API_URL): the answer to a phone
@@ -34,7 +63,7 @@ const SMS_REPLIES: Record<Exclude<AnswerOutcome, 'declined'>, string> = {
  * (an SMS reply is recorded as `sms` in the escalation ledger and timeline), halts every
  * active escalation of the alert and is idempotent per acknowledger within one firing.
  */
-@ApiTags('alerts')
+@ApiTags('alerts', 'escalation')
 @Controller('alerts')
 @RawResponse()
 export class PhoneAckController {
@@ -56,15 +85,34 @@ export class PhoneAckController {
   @HttpCode(200)
   @Public()
   @Header('Content-Type', TWIML)
+  @ApiOperation({
+    summary: 'Answer of a phone page (Twilio <Gather action>)',
+    description: `Digits=1 acknowledges on channel phone and says "${CALL_REPLIES.acknowledged}"; any other input says the alert was not acknowledged and the escalation continues; a page whose alert or recipient is gone says it can no longer be acknowledged. The token is checked first, whatever was pressed. ${SIGNATURE_DOC}`,
+  })
+  @ApiParam({
+    name: 'token',
+    type: String,
+    description:
+      "signed reference to the page (HMAC-SHA256 with SECRET_KEY under its own purpose, so an e-mail link's token is refused here), valid SIGNED_LINK_TTL_SECONDS",
+  })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiProduces('text/xml')
   @ApiBody({
     schema: {
       type: 'object',
-      properties: { Digits: { type: 'string' }, CallSid: { type: 'string' } },
+      properties: {
+        Digits: { type: 'string', example: '1', description: '1 acknowledges' },
+        CallSid: { type: 'string' },
+      },
       additionalProperties: { type: 'string' },
     },
   })
+  @ApiTwiml('TwiML <Say> telling the caller the outcome', sayResponse(CALL_REPLIES.acknowledged))
+  @ApiErrors(
+    [401, 'invalid_signed_token', 'the token was changed, truncated or is otherwise malformed'],
+    [401, 'signed_link_expired', 'a genuine token older than SIGNED_LINK_TTL_SECONDS'],
+    ...WEBHOOK_ERRORS,
+  )
   async answerCall(@Req() request: Request, @Param('token') token: string): Promise<string> {
     const params = this.webhooks.verify(request);
     return sayResponse(CALL_REPLIES[await this.channels.answerCall(token, params.Digits)]);
@@ -80,16 +128,26 @@ export class PhoneAckController {
   @HttpCode(200)
   @Public()
   @Header('Content-Type', TWIML)
+  @ApiOperation({
+    summary: 'SMS reply to an SMS page (inbound-message webhook)',
+    description: `Set as the inbound-message webhook of the provider's number. A Body that is (once trimmed) the reply code of the latest SMS page sent to From whose escalation is still active or whose alert still fires acknowledges that page's alert on channel phone (recorded as sms in the escalation ledger and timeline) and replies "${SMS_REPLIES.acknowledged}"; anything else replies that the code is unknown and changes nothing. ${SIGNATURE_DOC}`,
+  })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiProduces('text/xml')
   @ApiBody({
     schema: {
       type: 'object',
       required: ['From', 'Body'],
-      properties: { From: { type: 'string' }, To: { type: 'string' }, Body: { type: 'string' } },
+      properties: {
+        From: { type: 'string', example: '+4930123456789', description: 'the replying number' },
+        To: { type: 'string' },
+        Body: { type: 'string', example: '482913', description: 'the reply code of the page' },
+      },
       additionalProperties: { type: 'string' },
     },
   })
+  @ApiTwiml('TwiML <Message> replying with the outcome', messageResponse(SMS_REPLIES.acknowledged))
+  @ApiErrors(...WEBHOOK_ERRORS)
   async answerSms(@Req() request: Request): Promise<string> {
     const params = this.webhooks.verify(request);
     return messageResponse(SMS_REPLIES[await this.channels.answerSms(params.From, params.Body)]);

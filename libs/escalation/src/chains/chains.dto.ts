@@ -20,23 +20,36 @@ export const MAX_REPEATS = 10;
 export const sent = (_object: object, value: unknown) => value !== undefined;
 
 export class CreateChainBody {
-  @ApiProperty({ example: 'Database on-call', maxLength: MAX_CHAIN_NAME_LENGTH })
+  @ApiProperty({
+    example: 'Database on-call',
+    minLength: 1,
+    maxLength: MAX_CHAIN_NAME_LENGTH,
+    description: `not blank, at most ${MAX_CHAIN_NAME_LENGTH} characters; need not be unique`,
+  })
   @IsString()
   @Matches(/\S/, { message: 'name must not be blank' })
   @MaxLength(MAX_CHAIN_NAME_LENGTH)
   name!: string;
 
-  @ApiPropertyOptional({ default: '', maxLength: MAX_CHAIN_DESCRIPTION_LENGTH, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    default: '',
+    maxLength: MAX_CHAIN_DESCRIPTION_LENGTH,
+    nullable: true,
+    description: 'omitted or null stores an empty description',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_CHAIN_DESCRIPTION_LENGTH)
   description?: string | null;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: MIN_RE_ESCALATION_AFTER,
     maximum: MAX_RE_ESCALATION_AFTER,
     nullable: true,
     default: null,
+    example: 1800,
     description:
       'seconds after an acknowledgement at which the chain restarts from its first step if the alert is still firing; null: never',
   })
@@ -47,10 +60,12 @@ export class CreateChainBody {
   re_escalation_after?: number | null;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     maximum: MAX_REPEATS,
     default: 0,
-    description: 'how many more times the whole chain runs after its first pass',
+    description:
+      'how many more times the whole chain runs after its first pass before the escalation is exhausted',
   })
   @ValidateIf(sent)
   @IsInt()
@@ -61,23 +76,34 @@ export class CreateChainBody {
 
 /** Partial: omitted fields stay as they are; null clears description and re_escalation_after. */
 export class UpdateChainBody {
-  @ApiPropertyOptional({ maxLength: MAX_CHAIN_NAME_LENGTH })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: MAX_CHAIN_NAME_LENGTH,
+    description: 'not blank; omitted: unchanged',
+  })
   @ValidateIf(sent)
   @IsString()
   @Matches(/\S/, { message: 'name must not be blank' })
   @MaxLength(MAX_CHAIN_NAME_LENGTH)
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_CHAIN_DESCRIPTION_LENGTH, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: MAX_CHAIN_DESCRIPTION_LENGTH,
+    nullable: true,
+    description: 'omitted: unchanged; null clears it',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_CHAIN_DESCRIPTION_LENGTH)
   description?: string | null;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: MIN_RE_ESCALATION_AFTER,
     maximum: MAX_RE_ESCALATION_AFTER,
     nullable: true,
+    description: 'seconds; omitted: unchanged; null: never re-escalate',
   })
   @IsOptional()
   @IsInt()
@@ -85,7 +111,12 @@ export class UpdateChainBody {
   @Max(MAX_RE_ESCALATION_AFTER)
   re_escalation_after?: number | null;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: MAX_REPEATS })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_REPEATS,
+    description: 'omitted: unchanged',
+  })
   @ValidateIf(sent)
   @IsInt()
   @Min(0)
@@ -95,8 +126,11 @@ export class UpdateChainBody {
 
 export class CloneChainBody {
   @ApiPropertyOptional({
+    minLength: 1,
     maxLength: MAX_CHAIN_NAME_LENGTH,
-    description: 'default: "<name> (copy)"',
+    example: 'Database on-call (weekends)',
+    description:
+      'not blank; default: "<name> (copy)", the source name shortened to fit the length limit',
   })
   @ValidateIf(sent)
   @IsString()

@@ -28,6 +28,7 @@ const TARGET_DOC =
 /** Target and channel fields, shared by create and update. */
 abstract class StepTargetFields {
   @ApiPropertyOptional({
+    type: String,
     format: 'uuid',
     nullable: true,
     description:
@@ -38,6 +39,7 @@ abstract class StepTargetFields {
   target_roster_id?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     format: 'uuid',
     nullable: true,
     description:
@@ -59,11 +61,12 @@ abstract class StepTargetFields {
 
 export class CreateStepBody extends StepTargetFields {
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     maximum: MAX_STEPS_PER_CHAIN - 1,
     nullable: true,
     description:
-      'where to insert the step (0 is first); the steps at and after it move down; default: after the last step',
+      'where to insert the step (0 is first, at most the step count); the steps at and after it move down; omitted or null: after the last step',
   })
   @IsOptional()
   @IsInt()
@@ -71,9 +74,11 @@ export class CreateStepBody extends StepTargetFields {
   position?: number | null;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     maximum: MAX_DELAY_SECONDS,
     default: 0,
+    example: 300,
     description: 'seconds after the previous step (after the escalation opens, for the first)',
   })
   @ValidateIf(sent)
@@ -89,7 +94,9 @@ export class CreateStepBody extends StepTargetFields {
   @ApiProperty({
     enum: PAGE_CHANNELS,
     isArray: true,
-    description: 'non-empty, each at most once; phone_contacts steps: phone and sms only',
+    example: ['in_app', 'email'],
+    description:
+      'non-empty, each at most once; accounts are called and texted on their verified number; phone_contacts steps: phone and sms only',
   })
   @IsArray()
   @ArrayNotEmpty()
@@ -101,27 +108,41 @@ export class CreateStepBody extends StepTargetFields {
 /** Partial: omitted fields stay as they are; changing target_type clears the old target. */
 export class UpdateStepBody extends StepTargetFields {
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
-    description: 'moves the step; the steps in between shift by one',
+    maximum: MAX_STEPS_PER_CHAIN - 1,
+    description: 'moves the step (at most the step count - 1); the steps in between shift by one',
   })
   @ValidateIf(sent)
   @IsInt()
   @Min(0)
   position?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: MAX_DELAY_SECONDS })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_DELAY_SECONDS,
+    description: 'omitted: unchanged',
+  })
   @ValidateIf(sent)
   @IsInt()
   @Min(0)
   @Max(MAX_DELAY_SECONDS)
   delay_seconds?: number;
 
-  @ApiPropertyOptional({ enum: STEP_TARGET_TYPES, description: TARGET_DOC })
+  @ApiPropertyOptional({
+    enum: STEP_TARGET_TYPES,
+    description: `omitted: unchanged; a change clears the old target fields. ${TARGET_DOC}`,
+  })
   @ValidateIf(sent)
   @IsIn(STEP_TARGET_TYPES)
   target_type?: StepTargetType;
 
-  @ApiPropertyOptional({ enum: PAGE_CHANNELS, isArray: true })
+  @ApiPropertyOptional({
+    enum: PAGE_CHANNELS,
+    isArray: true,
+    description: 'non-empty, each at most once; omitted: unchanged',
+  })
   @ValidateIf(sent)
   @IsArray()
   @ArrayNotEmpty()

@@ -89,14 +89,26 @@ const ShiftHoursRule = () =>
   });
 
 export class CreateRosterBody {
-  @ApiProperty({ example: 'Primary on-call', minLength: 1, maxLength: MAX_NAME })
+  @ApiProperty({
+    example: 'Primary on-call',
+    minLength: 1,
+    maxLength: MAX_NAME,
+    description: `trimmed, not blank, at most ${MAX_NAME} characters; need not be unique`,
+  })
   @IsString()
   @Matches(/\S/, { message: 'name must not be empty' })
   @NoNul()
   @MaxLength(MAX_NAME)
   name!: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_DESCRIPTION, nullable: true, default: '' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: MAX_DESCRIPTION,
+    nullable: true,
+    default: '',
+    example: 'Weekday database pager',
+    description: 'trimmed; omitted or null stores an empty description',
+  })
   @IsOptional()
   @IsString()
   @NoNul()
@@ -106,7 +118,11 @@ export class CreateRosterBody {
 
 /** Omitted fields stay as they are; a null description clears it. */
 export class UpdateRosterBody {
-  @ApiPropertyOptional({ minLength: 1, maxLength: MAX_NAME })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: MAX_NAME,
+    description: 'trimmed, not blank; omitted: unchanged',
+  })
   @ValidateIf(present)
   @IsString()
   @Matches(/\S/, { message: 'name must not be empty' })
@@ -114,7 +130,12 @@ export class UpdateRosterBody {
   @MaxLength(MAX_NAME)
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_DESCRIPTION, nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: MAX_DESCRIPTION,
+    nullable: true,
+    description: 'trimmed; omitted: unchanged; null clears it',
+  })
   @IsOptional()
   @IsString()
   @NoNul()
@@ -123,14 +144,18 @@ export class UpdateRosterBody {
 }
 
 export class ShiftsQuery {
-  @ApiProperty({ format: 'date-time', example: '2030-03-29T00:00:00Z' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2030-03-29T00:00:00Z',
+    description: 'start of the window: ISO 8601 with an offset',
+  })
   @IsDateTime()
   from!: string;
 
   @ApiProperty({
     format: 'date-time',
     example: '2030-04-05T00:00:00Z',
-    description: 'after from, at most 90 days later',
+    description: 'end of the window (exclusive): after from, at most 90 days later',
   })
   @IsDateTime()
   to!: string;
@@ -139,14 +164,18 @@ export class ShiftsQuery {
 export class AddMemberBody {
   @ApiProperty({
     format: 'uuid',
-    description: "an account holding a membership in the project's organization",
+    description:
+      "an account holding a membership in the project's organization, not yet on this roster",
   })
   @IsUUID('all')
   account_id!: string;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
-    description: '0-based place in the rotation; later members move down; omitted: appended',
+    nullable: true,
+    description:
+      '0-based place in the rotation, 0..member count; later members move down; omitted or null: appended',
   })
   @IsOptional()
   @IsInt()
@@ -155,28 +184,45 @@ export class AddMemberBody {
 }
 
 export class MoveMemberBody {
-  @ApiProperty({ minimum: 0, description: 'the new 0-based place; members in between shift' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'the new 0-based place, 0..member count - 1; members in between shift by one',
+  })
   @IsInt()
   @Min(0)
   position!: number;
 }
 
 export class CreatePhoneContactBody {
-  @ApiProperty({ example: 'NOC hotline', minLength: 1, maxLength: MAX_LABEL })
+  @ApiProperty({
+    example: 'NOC hotline',
+    minLength: 1,
+    maxLength: MAX_LABEL,
+    description: `not blank, at most ${MAX_LABEL} characters, unique per roster; shown as the acknowledger`,
+  })
   @IsString()
   @Matches(/\S/, { message: 'label must not be empty' })
   @NoNul()
   @MaxLength(MAX_LABEL)
   label!: string;
 
-  @ApiProperty({ example: '+4930123456789', description: 'E.164' })
+  @ApiProperty({
+    example: '+4930123456789',
+    pattern: E164.source,
+    description: 'E.164: +, country code and number, 8 to 16 characters',
+  })
   @IsString()
   @Matches(E164, { message: 'phone_number must be an E.164 number such as +4930123456789' })
   phone_number!: string;
 }
 
 export class UpdatePhoneContactBody {
-  @ApiPropertyOptional({ minLength: 1, maxLength: MAX_LABEL })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: MAX_LABEL,
+    description: 'not blank, unique per roster; omitted: unchanged',
+  })
   @ValidateIf(present)
   @IsString()
   @Matches(/\S/, { message: 'label must not be empty' })
@@ -184,7 +230,11 @@ export class UpdatePhoneContactBody {
   @MaxLength(MAX_LABEL)
   label?: string;
 
-  @ApiPropertyOptional({ description: 'E.164' })
+  @ApiPropertyOptional({
+    example: '+4930123456789',
+    pattern: E164.source,
+    description: 'E.164; omitted: unchanged',
+  })
   @ValidateIf(present)
   @IsString()
   @Matches(E164, { message: 'phone_number must be an E.164 number such as +4930123456789' })
@@ -192,30 +242,47 @@ export class UpdatePhoneContactBody {
 }
 
 export class PutRotationBody {
-  @ApiProperty({ example: 'Europe/Berlin', description: 'IANA time zone of the handoffs' })
+  @ApiProperty({
+    example: 'Europe/Berlin',
+    description: 'IANA time zone of the handoffs; the case is corrected, aliases are kept',
+  })
   @IsTimeZone()
   time_zone!: string;
 
-  @ApiProperty({ example: '2030-01-07', description: 'local date of the first handoff' })
+  @ApiProperty({
+    format: 'date',
+    example: '2030-01-07',
+    description: 'local date (YYYY-MM-DD, 1970 or later) of the first handoff',
+  })
   @IsString()
   @Matches(DATE, { message: 'start_date must be a date YYYY-MM-DD, 1970 or later' })
   @IsISO8601({ strict: true }, { message: 'start_date must be a valid calendar date' })
   start_date!: string;
 
-  @ApiProperty({ example: '09:00', description: 'local wall-clock time of each handoff, 24h' })
+  @ApiProperty({
+    example: '09:00',
+    pattern: TIME.source,
+    description: 'local wall-clock time of each handoff, HH:MM 24h',
+  })
   @IsString()
   @Matches(TIME, { message: 'handoff_time must be a time HH:MM (24h)' })
   handoff_time!: string;
 
-  @ApiProperty({ enum: SHIFT_LENGTHS })
+  @ApiProperty({
+    enum: SHIFT_LENGTHS,
+    description:
+      'daily and weekly keep the local handoff time across DST; hours: shifts of shift_hours elapsed hours',
+  })
   @IsIn(SHIFT_LENGTHS)
   shift_length!: (typeof SHIFT_LENGTHS)[number];
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: MIN_SHIFT_HOURS,
     maximum: MAX_SHIFT_HOURS,
     nullable: true,
-    description: 'required when shift_length is hours, refused otherwise',
+    example: 12,
+    description: 'required when shift_length is hours; absent or null otherwise',
   })
   @ShiftHoursRule()
   shift_hours?: number | null;
@@ -224,27 +291,42 @@ export class PutRotationBody {
 export class CreateOverrideBody {
   @ApiProperty({
     format: 'uuid',
-    description: "an account holding a membership in the project's organization",
+    description:
+      "the account on call meanwhile, holding a membership in the project's organization",
   })
   @IsUUID('all')
   account_id!: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2030-01-10T18:00:00+01:00',
+    description: 'ISO 8601 with an offset; past or future',
+  })
   @IsDateTime()
   starts_at!: string;
 
-  @ApiProperty({ format: 'date-time', description: 'strictly after starts_at' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2030-01-11T09:00:00+01:00',
+    description: 'exclusive, strictly after starts_at',
+  })
   @IsDateTime()
   ends_at!: string;
 }
 
 export class ListOverridesQuery {
-  @ApiPropertyOptional({ format: 'date-time', description: 'overrides ending after this' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'only overrides ending after this; omitted: no lower bound',
+  })
   @ValidateIf(present)
   @IsDateTime()
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'overrides starting before this' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'only overrides starting before this, after from; omitted: no upper bound',
+  })
   @ValidateIf(present)
   @IsDateTime()
   to?: string;
