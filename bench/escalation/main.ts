@@ -12,7 +12,7 @@ const WORKERS = Number(process.env.BENCH_ESCALATION_WORKERS ?? 2);
 /** Time between enqueueing the step jobs and the moment every step falls due. */
 const LEAD_MS = Number(process.env.BENCH_ESCALATION_LEAD_MS ?? 5_000);
 const TIMEOUT_MS = 120_000;
-const POLL_MS = 5;
+const POLL_MS = Number(process.env.BENCH_ESCALATION_POLL_MS ?? 25);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
