@@ -18,8 +18,9 @@ import { Pool } from 'undici';
  * Alert ingest throughput: the real API process (the built apps/api entry point) on a
  * temporary database and Redis prefix, fed Alertmanager payloads of ALERTS_PER_PAYLOAD alerts
  * at rising concurrency; then the bare SQL upsert of the same rows through `pg` at the same
- * concurrency, for the per-alert cost ratio. The worker does not run: dispatch jobs pile up
- * in Redis as they would while workers catch up.
+ * concurrency, for the per-alert cost ratio. Last, a pass of payloads whose alerts are all new
+ * (first firings, which write search rows), through the API and as bare SQL. The worker does
+ * not run: dispatch jobs pile up in Redis as they would while workers catch up.
  */
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,2,4,8,16').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -36,6 +37,9 @@ const PAYLOADS = Number(process.env.BENCH_PAYLOADS ?? 400);
 const RESOLVED_SHARE = Number(process.env.BENCH_RESOLVED_SHARE ?? 0.1);
 const BLOCK = Number(process.env.BENCH_STATUS_BLOCK ?? 200);
 const API_LOG_LEVEL = process.env.BENCH_API_LOG_LEVEL ?? 'warn';
+/** Payloads of never-seen fingerprints for the first-firing pass, sent once each. */
+const FRESH_PAYLOADS = Number(process.env.BENCH_FRESH_PAYLOADS ?? 200);
+const FRESH_CONCURRENCY = Number(process.env.BENCH_FRESH_CONCURRENCY ?? 4);
 const TARGET_RATE = 5000;
 const TARGET_P99_MS = 100;
 const TARGET_RATIO = 2;
@@ -118,6 +122,69 @@ function makePayloads(): { alerts: BenchAlert[]; body: string }[] {
     payloads.push({ alerts, body });
   }
   return payloads;
+}
+
+/**
+ * Payloads whose alerts were never seen (`fresh-<payload>-<n>`), all firing: every alert is
+ * inserted with its fired event, its search row and a dispatch, as at the start of an incident.
+ */
+function makeFreshPayloads(): { alerts: BenchAlert[]; body: string }[] {
+  const startsAt = new Date(Date.now() - 60_000).toISOString();
+  return Array.from({ length: FRESH_PAYLOADS }, (_, p) => {
+    const alerts: BenchAlert[] = Array.from({ length: ALERTS_PER_PAYLOAD }, (_, i) => ({
+      status: 'firing',
+      labels: {
+        alertname: `FreshAlert${i % 50}`,
+        severity: SEVERITIES[i % SEVERITIES.length],
+        instance: `fresh-${p}-${i}.example.internal:9100`,
+        job: 'node',
+      },
+      annotations: { summary: `Instance fresh-${p}-${i} is down` },
+      startsAt,
+      endsAt: '0001-01-01T00:00:00Z',
+      generatorURL: 'http://prometheus:9090/graph?g0.expr=up',
+      fingerprint: `fresh-${String(p).padStart(4, '0')}-${String(i).padStart(3, '0')}`,
+    }));
+    return { alerts, body: JSON.stringify({ version: '4', status: 'firing', alerts }) };
+  });
+}
+
+/** Every payload once, `concurrency` at a time. */
+async function runOnce(
+  concurrency: number,
+  count: number,
+  send: (index: number) => Promise<void>,
+): Promise<LevelResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure: string | undefined;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        const t0 = performance.now();
+        try {
+          await send(index);
+          latencies.push(performance.now() - t0);
+        } catch (error) {
+          failures += 1;
+          firstFailure ??= (error as Error).message;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    concurrency,
+    requests: latencies.length,
+    alerts: latencies.length * ALERTS_PER_PAYLOAD,
+    seconds: (performance.now() - started) / 1000,
+    failures,
+    latencies,
+    firstFailure,
+  };
 }
 
 interface LevelResult {
@@ -503,6 +570,33 @@ async function main(): Promise<void> {
       );
       lines.push(line);
     }
+
+    const freshPayloads = makeFreshPayloads();
+    const freshBare = freshPayloads.map((p) => bareParams(sqlProject, p.alerts));
+    const freshApi = await runOnce(FRESH_CONCURRENCY, freshPayloads.length, async (index) => {
+      const body = freshPayloads[index].body;
+      const res = await http.request({ method: 'POST', path, headers, body });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+    });
+    const freshSql = await runOnce(FRESH_CONCURRENCY, freshPayloads.length, async (index) => {
+      await sql.query({ name: 'bare-upsert', text: BARE_UPSERT, values: freshBare[index] });
+    });
+    for (const [name, result] of [
+      ['API', freshApi],
+      ['SQL', freshSql],
+    ] as const) {
+      if (result.failures > 0)
+        log(`${name} first firings: ${result.failures} failures, first: ${result.firstFailure}`);
+    }
+    const fa = describeLevel(freshApi);
+    const fs = describeLevel(freshSql);
+    lines.push(
+      `first firings (${freshPayloads.length} payloads of ${ALERTS_PER_PAYLOAD} new alerts, concurrency ${FRESH_CONCURRENCY}): ` +
+        `API ${fmt(fa.rate, 0)} alerts/s (p50 ${fmt(fa.p50)} ms, p99 ${fmt(fa.p99)} ms), ` +
+        `bare SQL ${fmt(fs.rate, 0)} alerts/s (p50 ${fmt(fs.p50)} ms, p99 ${fmt(fs.p99)} ms), ` +
+        `wall ratio ${fmt(fs.rate / fa.rate, 2)}`,
+    );
     await http.close();
     await sql.end();
 

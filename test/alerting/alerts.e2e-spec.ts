@@ -260,6 +260,131 @@ describe('alerts: list, show, acknowledgement, timeline', () => {
     });
   });
 
+  describe('search totals as alerts change', () => {
+    let changing: string;
+
+    const search = (query: Row) => list(query, owner.jwt, changing);
+
+    const kept = async (): Promise<Row[]> =>
+      (
+        (await db.query(
+          'SELECT term, total FROM alert_search_total WHERE project_id = $1 ORDER BY term',
+          [changing],
+        )) as Row[]
+      ).map((r) => ({ term: r.term, total: Number(r.total) }));
+
+    /** `count` alerts named QueueBacklog, newest first from `from` minutes on. */
+    const backlog = (prefix: string, count: number, from: number): SeedAlert[] =>
+      Array.from({ length: count }, (_, i) => ({
+        fingerprint: `${prefix}-${i}`,
+        labels: { alertname: 'QueueBacklog' },
+        annotations: { summary: `Queue ${prefix} ${i} growing` },
+        receivedAt: at(from + i),
+      }));
+
+    beforeAll(async () => {
+      changing = await alertsProject(t, owner, 'changing');
+      await seed(changing, [
+        ...backlog('orders', 8, 100),
+        {
+          fingerprint: 'disk-0',
+          labels: { alertname: 'DiskFull' },
+          annotations: { summary: 'Disk almost full' },
+          receivedAt: at(90),
+        },
+      ]);
+    });
+
+    it('keeps the total of a search and adds the matches of alerts that arrive later', async () => {
+      const first = await search({ q: 'QueueBack', limit: '3' });
+      expect(first.data.map((a) => a.fingerprint)).toEqual(['orders-7', 'orders-6', 'orders-5']);
+      expect(first.metadata).toMatchObject({ count: 3, total: 8 });
+      expect(await kept()).toEqual([{ term: 'queueback', total: 8 }]);
+
+      await seed(changing, backlog('billing', 3, 200));
+      const later = await search({ q: 'queueBACK', limit: '3' });
+      expect(later.data.map((a) => a.fingerprint)).toEqual(['billing-2', 'billing-1', 'billing-0']);
+      expect(later.metadata).toMatchObject({ count: 3, total: 11 });
+      expect(await kept()).toEqual([{ term: 'queueback', total: 11 }]);
+      expect((await search({})).metadata.total).toBe(12);
+    });
+
+    it('counts afresh once a searched text changes or an alert goes', async () => {
+      await db.query(
+        `UPDATE alert SET labels = labels || '{"alertname": "Renamed"}'
+          WHERE project_id = $1 AND fingerprint = 'orders-0'`,
+        [changing],
+      );
+      expect((await search({ q: 'queueback' })).metadata.total).toBe(10);
+      expect((await search({ q: 'renamed' })).data.map((a) => a.fingerprint)).toEqual(['orders-0']);
+
+      await db.query(
+        `DELETE FROM alert WHERE project_id = $1 AND fingerprint IN ('orders-1', 'billing-2')`,
+        [changing],
+      );
+      const page = await search({ q: 'queueback', limit: '2' });
+      expect(page.data.map((a) => a.fingerprint)).toEqual(['billing-1', 'billing-0']);
+      expect(page.metadata).toMatchObject({ count: 2, total: 8 });
+      expect((await search({})).metadata.total).toBe(10);
+    });
+
+    it('pages the same whether it walks the list or collects the matches', async () => {
+      // 10 alerts: "queue" matches 9, so the list is walked in order; "orders-" matches 7,
+      // and a page of 100 at offset 1 would walk the whole list, so its matches are collected.
+      const walked = await search({ q: 'queue', limit: '4', offset: '2' });
+      expect(walked.data.map((a) => a.fingerprint)).toEqual([
+        'orders-7',
+        'orders-6',
+        'orders-5',
+        'orders-4',
+      ]);
+      expect(walked.metadata).toMatchObject({ count: 4, total: 9 });
+      const collected = await search({ q: 'orders-', offset: '1', limit: '100' });
+      expect(collected.data.map((a) => a.fingerprint)).toEqual([
+        'orders-6',
+        'orders-5',
+        'orders-4',
+        'orders-3',
+        'orders-2',
+        'orders-0',
+      ]);
+      expect(collected.metadata).toMatchObject({ count: 6, total: 7 });
+      const past = await search({ q: 'orders-', offset: '7' });
+      expect(past.data).toEqual([]);
+      expect(past.metadata).toMatchObject({ count: 0, total: 7 });
+    });
+
+    it('searches one and two characters exactly', async () => {
+      expect((await search({ q: 'k' })).metadata.total).toBe(9);
+      expect((await search({ q: 'DI' })).data.map((a) => a.fingerprint)).toEqual(['disk-0']);
+      expect((await search({ q: 'q' })).metadata.total).toBe(9);
+      expect((await search({ q: 'zz' })).metadata).toMatchObject({ count: 0, total: 0 });
+    });
+
+    it('counts a search with status and acknowledged filters exactly', async () => {
+      await db.query(
+        `UPDATE alert SET status = 'resolved', ends_at = last_received_at
+          WHERE project_id = $1 AND fingerprint IN ('orders-2', 'orders-3', 'disk-0')`,
+        [changing],
+      );
+      const resolved = await search({ q: 'queueback', status: 'resolved' });
+      expect(resolved.data.map((a) => a.fingerprint)).toEqual(['orders-3', 'orders-2']);
+      expect(resolved.metadata).toMatchObject({ count: 2, total: 2 });
+      const firing = await search({ q: 'queueback', status: 'firing', limit: '1' });
+      expect(firing.data.map((a) => a.fingerprint)).toEqual(['billing-1']);
+      expect(firing.metadata).toMatchObject({ count: 1, total: 6 });
+      const [acked] = (await db.query(
+        `SELECT id FROM alert WHERE project_id = $1 AND fingerprint = 'orders-4'`,
+        [changing],
+      )) as Array<{ id: string }>;
+      await ack(acked.id, developer.jwt, 'post', changing).expect(200);
+      const unacked = await search({ q: 'queueback', status: 'firing', acknowledged: 'false' });
+      expect(unacked.metadata).toMatchObject({ count: 5, total: 5 });
+      expect(unacked.data.map((a) => a.fingerprint)).not.toContain('orders-4');
+      expect((await search({ q: 'queueback' })).metadata.total).toBe(8);
+    });
+  });
+
   describe('long fields', () => {
     it('stores alerts with very long fields and searches their leading part', async () => {
       // Pseudo-random 4-byte characters, which do not compress: the search index entry must

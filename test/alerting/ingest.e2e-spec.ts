@@ -504,6 +504,78 @@ describe('alert ingest', () => {
     });
   });
 
+  describe('search', () => {
+    const search = async (q: string) =>
+      (
+        await t
+          .request()
+          .get(`/projects/${projectId}/alerts`)
+          .query({ q })
+          .set(bearer(admin.jwt))
+          .expect(200)
+      ).body as { metadata: Row; data: Row[] };
+
+    const searchRow = async (fingerprint: string): Promise<Row> =>
+      (
+        (await db.query(
+          `SELECT s.search_text, s.generation, st.generation AS project_generation
+             FROM alert a
+             JOIN alert_search s ON s.alert_id = a.id
+             JOIN alert_search_state st ON st.project_id = a.project_id
+            WHERE a.project_id = $1 AND a.fingerprint = $2`,
+          [projectId, fingerprint],
+        )) as Row[]
+      )[0];
+
+    it('finds a redelivered alert by its new summary and no longer by the old one', async () => {
+      t.clock.set('2026-03-10T11:00:00Z');
+      await post(
+        webhook([am('fp-reworded', { annotations: { summary: 'first wording' } })]),
+      ).expect(200);
+      const first = await search('FIRST WORDING');
+      expect(first.data.map((a) => a.fingerprint)).toEqual(['fp-reworded']);
+      expect(first.metadata).toMatchObject({ count: 1, total: 1 });
+
+      t.clock.set('2026-03-10T11:05:00Z');
+      await post(
+        webhook([am('fp-reworded', { annotations: { summary: 'second wording' } })]),
+      ).expect(200);
+      const second = await search('second wording');
+      expect(second.data.map((a) => a.fingerprint)).toEqual(['fp-reworded']);
+      expect(second.metadata).toMatchObject({ count: 1, total: 1 });
+      const old = await search('first wording');
+      expect(old.data).toEqual([]);
+      expect(old.metadata).toMatchObject({ count: 0, total: 0 });
+    });
+
+    it('leaves the search row alone on redeliveries that keep the searched text', async () => {
+      t.clock.set('2026-03-10T11:10:00Z');
+      await post(webhook([am('fp-quiet', { annotations: { summary: 'quiet one' } })])).expect(200);
+      const before = await searchRow('fp-quiet');
+      expect(before.search_text).toBe('fp-quiet\u001fhighlatency\u001fquiet one');
+
+      t.clock.set('2026-03-10T11:15:00Z');
+      await post(
+        webhook([
+          am('fp-quiet', {
+            labels: { alertname: 'HighLatency', severity: 'warning', service: 'db' },
+            annotations: { summary: 'quiet one', description: 'other labels, same text' },
+          }),
+        ]),
+      ).expect(200);
+      expect(await searchRow('fp-quiet')).toEqual(before);
+
+      t.clock.set('2026-03-10T11:20:00Z');
+      await post(
+        webhook([am('fp-quiet', { labels: { alertname: 'LoudNow', severity: 'warning' } })]),
+      ).expect(200);
+      const after = await searchRow('fp-quiet');
+      expect(after.search_text).toBe('fp-quiet\u001floudnow\u001fp99 above 1s');
+      expect(Number(after.generation)).toBeGreaterThan(Number(before.project_generation));
+      expect((await search('loudnow')).data.map((a) => a.fingerprint)).toEqual(['fp-quiet']);
+    });
+  });
+
   describe('the alerts capability', () => {
     it('answers 403 alerts_capability_not_enabled for a project without it', async () => {
       const plain = await createProject(t, admin, 'no alerts');

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { containsPattern, parseAlertListQuery, parsePaging } from './alert-list-query.js';
+import {
+  containsPattern,
+  keptTotalUse,
+  parseAlertListQuery,
+  parsePaging,
+  keptTerm,
+  searchPageStrategy,
+} from './alert-list-query.js';
 
 describe('parseAlertListQuery', () => {
   it('defaults: no filters, limit 25, offset 0', () => {
@@ -82,5 +89,56 @@ describe('containsPattern', () => {
     expect(containsPattern('a_b')).toBe('%a\\_b%');
     expect(containsPattern('C:\\tmp')).toBe('%C:\\\\tmp%');
     expect(containsPattern('%_\\')).toBe('%\\%\\_\\\\%');
+  });
+});
+
+describe('keptTerm', () => {
+  const filter = parseAlertListQuery({ q: 'Disk' });
+
+  it('keeps the total of a plain search', () => {
+    expect(keptTerm(filter)).toBe('Disk');
+  });
+
+  it('keeps none without search, with a status or acknowledged filter, a separator or a long q', () => {
+    expect(keptTerm({ ...filter, q: null })).toBeNull();
+    expect(keptTerm({ ...filter, status: 'firing' })).toBeNull();
+    expect(keptTerm({ ...filter, acknowledged: false })).toBeNull();
+    expect(keptTerm({ ...filter, q: 'a\u001fb' })).toBeNull();
+    expect(keptTerm({ ...filter, q: 'x'.repeat(200) })).toBe('x'.repeat(200));
+    expect(keptTerm({ ...filter, q: 'x'.repeat(201) })).toBeNull();
+  });
+});
+
+describe('keptTotalUse', () => {
+  it('takes the kept total while nothing changed since it was counted', () => {
+    expect(keptTotalUse({ generation: 7, rewritten: 3, counted: 7 })).toBe('kept');
+  });
+
+  it('adds the later matches when alerts were only added since', () => {
+    expect(keptTotalUse({ generation: 9, rewritten: 3, counted: 7 })).toBe('added');
+    expect(keptTotalUse({ generation: 9, rewritten: 7, counted: 7 })).toBe('added');
+  });
+
+  it('counts afresh after a rewrite, without a kept total or with one from elsewhere', () => {
+    expect(keptTotalUse({ generation: 9, rewritten: 8, counted: 7 })).toBe('count');
+    expect(keptTotalUse({ generation: 9, rewritten: 0, counted: null })).toBe('count');
+    expect(keptTotalUse({ generation: null, rewritten: 0, counted: null })).toBe('count');
+    expect(keptTotalUse({ generation: 5, rewritten: 0, counted: 7 })).toBe('count');
+  });
+});
+
+describe('searchPageStrategy', () => {
+  const page = { alerts: 250_000, limit: 25, offset: 0 };
+
+  it('walks the list for broad terms and collects selective ones', () => {
+    expect(searchPageStrategy({ ...page, total: 250_000 })).toBe('walk');
+    expect(searchPageStrategy({ ...page, total: 625 })).toBe('walk');
+    expect(searchPageStrategy({ ...page, total: 624 })).toBe('collect');
+    expect(searchPageStrategy({ ...page, total: 9 })).toBe('collect');
+  });
+
+  it('collects for deep pages that walking would reach only far down the list', () => {
+    expect(searchPageStrategy({ ...page, total: 5_000, offset: 10_000 })).toBe('collect');
+    expect(searchPageStrategy({ ...page, total: 5_000, offset: 1_000 })).toBe('walk');
   });
 });

@@ -1,8 +1,14 @@
 export const ALERT_LIST_DEFAULT_LIMIT = 25;
 export const ALERT_LIST_MAX_LIMIT = 200;
 
-/** Joins the searched fields in `alert.search_text`; a query containing it is rechecked per field. */
+/**
+ * Joins the searched fields in the search text (`alert.search_text`, copied to `alert_search`);
+ * a query containing it is rechecked per field.
+ */
 export const SEARCH_SEPARATOR = '\u001f';
+
+/** Longer search terms are selective enough to count each time; their totals are not kept. */
+export const KEPT_TERM_MAX_LENGTH = 200;
 
 export interface AlertListFilter {
   /** The raw search text; null: no search. */
@@ -66,4 +72,57 @@ export function parsePaging(
 /** A LIKE pattern matching `text` anywhere, with `\`, `%` and `_` taken literally. */
 export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The term whose total the list keeps across requests, or null: a search without status or
+ * acknowledged filter (status changes and acknowledgements do not touch the search rows whose
+ * changes the kept totals follow), matched on the search text alone (no separator to recheck
+ * per field), and of bounded length.
+ */
+export function keptTerm(filter: AlertListFilter): string | null {
+  const { q, status, acknowledged } = filter;
+  if (q === null || status !== null || acknowledged !== null) return null;
+  if (q.includes(SEARCH_SEPARATOR) || q.length > KEPT_TERM_MAX_LENGTH) return null;
+  return q;
+}
+
+/** A project's search generations and the kept total of a term (see `keptTerm`). */
+export interface SearchGenerations {
+  /** The project's latest generation; null: the project never had an alert. */
+  generation: number | null;
+  /** The latest generation that changed or removed existing search text. */
+  rewritten: number;
+  /** The generation the kept total was counted at; null: none kept. */
+  counted: number | null;
+}
+
+/**
+ * How the total of a kept term is had: `kept` when nothing changed since it was counted;
+ * `added` when alerts were only added since (the kept total plus the matches among search rows
+ * of later generations); otherwise `count` afresh.
+ */
+export function keptTotalUse(g: SearchGenerations): 'kept' | 'added' | 'count' {
+  if (g.generation === null || g.counted === null || g.counted > g.generation) return 'count';
+  if (g.counted === g.generation) return 'kept';
+  return g.rewritten > g.counted ? 'count' : 'added';
+}
+
+/**
+ * How a search page is read once its total is known: `walk` the project's list index in order
+ * and test the search text it covers, which reads about (offset + limit) × alerts / total
+ * entries, or `collect` every match through the search index, fetch each one's alert for its
+ * order and sort them. A collected match costs about as much as sixteen walked entries (a
+ * search row, an alert probe and a sort slot against one index entry), so broad terms walk and
+ * selective ones collect.
+ */
+export function searchPageStrategy(page: {
+  total: number;
+  alerts: number;
+  limit: number;
+  offset: number;
+}): 'walk' | 'collect' {
+  return (page.offset + page.limit) * page.alerts <= 16 * page.total * page.total
+    ? 'walk'
+    : 'collect';
 }

@@ -30,6 +30,9 @@ export interface IngestChanges {
  *   which rows this statement moved (RETURNING cannot see the old row); `xmax = 0` marks rows
  *   it inserted;
  * - `events` writes the timeline events of those transitions in the same statement.
+ *
+ * Triggers on `alert` add the search rows of inserted alerts and rewrite those whose search
+ * text changed (see the alert-search migration); a redelivery that keeps the text writes none.
  */
 const INGEST_SQL = `
 WITH input AS (

@@ -7,6 +7,7 @@ import { AlertSuppression1764000000004 } from './1764000000004-alert-suppression
 import { NotificationEndpoints1764000000005 } from './1764000000005-notification-endpoints.js';
 import { AlertRoutes1764000000006 } from './1764000000006-alert-routes.js';
 import { Escalation1764000000007 } from './1764000000007-escalation.js';
+import { AlertSearch1764000000008 } from './1764000000008-alert-search.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -23,4 +24,5 @@ export const MIGRATIONS: MigrationClass[] = [
   NotificationEndpoints1764000000005,
   AlertRoutes1764000000006,
   Escalation1764000000007,
+  AlertSearch1764000000008,
 ];
