@@ -115,21 +115,22 @@ export class AcknowledgementsRepository {
    * gets its re-escalation due that long after `at`.
    */
   async halt(manager: EntityManager, alertId: string, at: Date): Promise<HaltedInstance[]> {
+    // The due rows first: a step run holding one finishes before the instance is halted.
+    await manager.query(
+      `DELETE FROM escalation_due
+        WHERE instance_id IN (SELECT id FROM escalation_instance WHERE alert_id = $1)`,
+      [alertId],
+    );
     return manager.query(
-      `WITH halted AS (
-         UPDATE escalation_instance
-            SET state = 'acknowledged', acknowledged_at = $2, updated_at = $2,
-                re_escalate_at = CASE
-                  WHEN chain_snapshot ->> 're_escalation_after' IS NULL THEN NULL
-                  ELSE $2::timestamptz
-                    + make_interval(secs => (chain_snapshot ->> 're_escalation_after')::int)
-                END
-          WHERE alert_id = $1 AND state IN ('active', 'exhausted')
-          RETURNING id, generation, re_escalate_at
-       ), undue AS (
-         DELETE FROM escalation_due WHERE instance_id IN (SELECT id FROM halted)
-       )
-       SELECT id, generation, re_escalate_at FROM halted`,
+      `UPDATE escalation_instance
+          SET state = 'acknowledged', acknowledged_at = $2, updated_at = $2,
+              re_escalate_at = CASE
+                WHEN chain_snapshot ->> 're_escalation_after' IS NULL THEN NULL
+                ELSE $2::timestamptz
+                  + make_interval(secs => (chain_snapshot ->> 're_escalation_after')::int)
+              END
+        WHERE alert_id = $1 AND state IN ('active', 'exhausted')
+        RETURNING id, generation, re_escalate_at`,
       [alertId, at],
     );
   }

@@ -137,27 +137,30 @@ export class EscalationInstancesRepository {
 
   /** Resolution: every escalation of those alerts that is not over ends as resolved. */
   async resolve(projectId: string, alertIds: readonly string[], at: Date): Promise<number> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH ended AS (
-         UPDATE escalation_instance
+    return this.dataSource.transaction(async (manager) => {
+      const resolved = `SELECT i.id FROM escalation_instance i JOIN alert a ON a.id = i.alert_id
+         WHERE i.project_id = $1 AND i.alert_id = ANY ($2::uuid[]) AND a.status = 'resolved'`;
+      // The due rows first: a run holding one finishes its step before the instance ends.
+      await manager.query(`DELETE FROM escalation_due WHERE instance_id IN (${resolved})`, [
+        projectId,
+        alertIds,
+      ]);
+      const rows: unknown[] = await manager.query(
+        `UPDATE escalation_instance
             SET state = 'resolved', resolved_at = $3, re_escalate_at = NULL, updated_at = $3
-          WHERE project_id = $1 AND alert_id = ANY ($2::uuid[])
-            AND state IN ('active', 'acknowledged', 'exhausted')
-            AND EXISTS (SELECT 1 FROM alert a WHERE a.id = alert_id AND a.status = 'resolved')
-          RETURNING id
-       ), undue AS (
-         DELETE FROM escalation_due WHERE instance_id IN (SELECT id FROM ended)
-       )
-       SELECT id FROM ended`,
-      [projectId, alertIds, at],
-    );
-    return rows.length;
+          WHERE id IN (${resolved}) AND state IN ('active', 'acknowledged', 'exhausted')
+          RETURNING id`,
+        [projectId, alertIds, at],
+      );
+      return rows.length;
+    });
   }
 
   /**
-   * Locks up to `limit` instances whose step is due at `at`, oldest due first; rows another
-   * transaction holds (a concurrent run, an acknowledgement) are skipped, so concurrent
-   * runners split the work and never wait on each other.
+   * Locks the due rows of up to `limit` instances whose step is due at `at`, oldest due first;
+   * rows another transaction holds are skipped, so concurrent runners split the work. Whoever
+   * else stops an instance (acknowledgement, resolution) deletes its due row first and so waits
+   * for a run that holds it, never the other way round.
    */
   async claimDue(manager: EntityManager, at: Date, limit: number): Promise<InstanceRow[]> {
     return manager.query(
@@ -176,7 +179,7 @@ export class EscalationInstancesRepository {
         WHERE d.due_at <= $1 AND i.state = 'active'
         ORDER BY d.due_at
         LIMIT $2
-        FOR UPDATE OF d, i SKIP LOCKED`,
+        FOR UPDATE OF d SKIP LOCKED`,
       [at, limit],
     );
   }
