@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject, createProject } from '../support/alerting.js';
-import {
-  addMember,
-  bearer,
-  createAccount,
-  mintToken,
-  type TestAccount,
-} from '../support/identity.js';
+import { alertingTeam, alertsProject } from '../support/alerting.js';
+import { bearer, mintToken, type TestAccount } from '../support/identity.js';
 
 type Body = Record<string, unknown>;
 
@@ -75,27 +69,8 @@ describe('alert route clone', () => {
   beforeAll(async () => {
     t = await createMailingApiTestApp();
     db = t.get(DataSource);
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'Clone Org');
-    developer = await addMember(t, t.sink, owner, 'dev@example.com', 'developer');
-    restricted = await addMember(t, t.sink, owner, 'restricted@example.com', 'developer');
-    viewer = await addMember(t, t.sink, owner, 'viewer@example.com', 'viewer');
-    const memberships = await t
-      .request()
-      .get(`/memberships?organization_id=${owner.organizationId}`)
-      .set(bearer(owner.jwt))
-      .expect(200);
-    const membership = (memberships.body.data as Body[]).find(
-      (m) => m.account_id === restricted.accountId,
-    )!;
-    await t
-      .request()
-      .patch(`/memberships/${membership.id as string}`)
-      .set(bearer(owner.jwt))
-      .send({ permissions: { alerts: ['read', 'create', 'update'] } })
-      .expect(200);
-    projectId = await alertsProject(t, owner, 'production');
-    otherProjectId = await alertsProject(t, owner, 'staging');
-    bareProjectId = await createProject(t, owner, 'no-alerts');
+    ({ owner, developer, restricted, viewer, projectId, otherProjectId, bareProjectId } =
+      await alertingTeam(t, 'Clone Org'));
   });
 
   afterAll(async () => {

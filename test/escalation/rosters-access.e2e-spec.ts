@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject, createProject } from '../support/alerting.js';
-import {
-  addMember,
-  bearer,
-  createAccount,
-  mintToken,
-  type TestAccount,
-} from '../support/identity.js';
+import { alertingTeam } from '../support/alerting.js';
+import { bearer, mintToken, type TestAccount } from '../support/identity.js';
 
 type Body = Record<string, unknown>;
 type Res = { status: number; body: Body };
@@ -68,23 +62,8 @@ describe('on-call rosters: tenancy and access', () => {
   beforeAll(async () => {
     t = await createMailingApiTestApp();
     db = t.get(DataSource);
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'Rostering Access Org');
-    developer = await addMember(t, t.sink, owner, 'dev@example.com', 'developer');
-    restricted = await addMember(t, t.sink, owner, 'restricted@example.com', 'developer');
-    viewer = await addMember(t, t.sink, owner, 'viewer@example.com', 'viewer');
-    stranger = await createAccount(t, t.sink, 'stranger@example.com', 'Stranger Org');
-    const memberships = await get(`/memberships?organization_id=${owner.organizationId}`).expect(
-      200,
-    );
-    const membership = (memberships.body.data as Body[]).find(
-      (m) => m.account_id === restricted.accountId,
-    )!;
-    await send('patch', `/memberships/${membership.id as string}`, {
-      permissions: { alerts: ['read', 'create', 'update'] },
-    }).expect(200);
-    projectId = await alertsProject(t, owner, 'production');
-    otherProjectId = await alertsProject(t, owner, 'staging');
-    bareProjectId = await createProject(t, owner, 'no-alerts');
+    ({ owner, developer, restricted, viewer, stranger, projectId, otherProjectId, bareProjectId } =
+      await alertingTeam(t, 'Rostering Access Org'));
   });
 
   afterAll(async () => {
