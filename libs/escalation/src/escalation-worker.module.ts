@@ -4,7 +4,7 @@ import { EscalationEngine } from './engine/escalation-engine.js';
 import { EscalationEngineModule } from './engine/escalation-engine.module.js';
 import { PagingModule } from './paging/paging.module.js';
 import { OnCallResolver } from './rosters/on-call-resolver.js';
-import { RostersModule } from './rosters/rosters.module.js';
+import { OnCallModule } from './rosters/on-call.module.js';
 
 /**
  * Worker side of escalation: the engine (steps, re-escalation, the sweeper) and page delivery.
@@ -13,7 +13,7 @@ import { RostersModule } from './rosters/rosters.module.js';
  */
 @Global()
 @Module({
-  imports: [EscalationEngineModule, PagingModule, RostersModule],
+  imports: [EscalationEngineModule, PagingModule, OnCallModule],
   providers: [
     { provide: EscalationOpener, useExisting: EscalationEngine },
     { provide: RosterOnCall, useExisting: OnCallResolver },

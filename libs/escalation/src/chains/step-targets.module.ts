@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { RostersModule } from '../rosters/rosters.module.js';
+import { OnCallModule } from '../rosters/on-call.module.js';
 import { StepTargetResolver } from './step-targets.js';
 
 /** Who an escalation step pages: used by the engine and by `resolved_targets`. */
 @Module({
-  imports: [RostersModule],
+  imports: [OnCallModule],
   providers: [StepTargetResolver],
   exports: [StepTargetResolver],
 })

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@platform/capabilities';
-import { OnCallResolver } from './on-call-resolver.js';
+import { OnCallModule } from './on-call.module.js';
 import { RosterContactsController } from './roster-contacts.controller.js';
 import { RosterContactsRepository } from './roster-contacts.repository.js';
 import { RosterContactsService } from './roster-contacts.service.js';
@@ -22,7 +22,7 @@ import { RostersService } from './rosters.service.js';
  * computed shifts; exports who is on call (`OnCallResolver`) for routes and escalation steps.
  */
 @Module({
-  imports: [CapabilitiesModule],
+  imports: [CapabilitiesModule, OnCallModule],
   controllers: [
     RostersController,
     RosterMembersController,
@@ -31,7 +31,6 @@ import { RostersService } from './rosters.service.js';
     RosterOverridesController,
   ],
   providers: [
-    OnCallResolver,
     RostersRepository,
     RostersService,
     RosterMembersRepository,
@@ -41,6 +40,6 @@ import { RostersService } from './rosters.service.js';
     RosterScheduleRepository,
     RosterScheduleService,
   ],
-  exports: [OnCallResolver],
+  exports: [OnCallModule],
 })
 export class RostersModule {}
