@@ -1,0 +1,2 @@
+export { FakeKubeApiServer, type FakeKubeApiServerOptions } from './server.js';
+export type { KubeApiRequest } from './routes.js';
