@@ -1,2 +1,3 @@
 export * from './bootstrap.js';
 export * from './operator.module.js';
+export * from './runtime/index.js';

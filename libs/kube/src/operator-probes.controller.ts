@@ -1,20 +1,30 @@
-import { Controller, Get, Res } from '@nestjs/common';
-import { MetricsService } from '@platform/core';
+import { Controller, Get, Header, HttpStatus, Res } from '@nestjs/common';
+import { type CheckResult, HealthRegistry, MetricsService } from '@platform/core';
 import type { Response } from 'express';
 
 /** Kubernetes probes and Prometheus metrics of an operator process. */
 @Controller()
 export class OperatorProbesController {
-  constructor(private readonly metrics: MetricsService) {}
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly health: HealthRegistry,
+  ) {}
 
   @Get('healthz')
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
+  /** 503 until every check passes (the operator runtime's: its informers have synced). */
   @Get('readyz')
-  readyz(): { status: 'ok' } {
-    return { status: 'ok' };
+  @Header('Cache-Control', 'no-store')
+  async readyz(
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<{ status: 'ok' | 'unavailable'; checks: Record<string, CheckResult> }> {
+    const checks = await this.health.run();
+    const ready = Object.values(checks).every((check) => check.status === 'up');
+    response.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
+    return { status: ready ? 'ok' : 'unavailable', checks };
   }
 
   @Get('metrics')

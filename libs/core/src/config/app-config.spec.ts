@@ -82,6 +82,43 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the operator settings', () => {
+    expect(loadConfig({}).operator).toEqual({
+      kubeconfig: null,
+      watchNamespaces: [],
+      leaderElection: true,
+      leaderElectionNamespace: null,
+      leaseName: null,
+      podName: null,
+      resyncPeriodSeconds: 300,
+      reconcileWorkers: 4,
+    });
+    const config = loadConfig({
+      KUBECONFIG: '/etc/kube/config',
+      WATCH_NAMESPACE: 'team-a, team-b',
+      LEADER_ELECTION: 'false',
+      LEADER_ELECTION_NAMESPACE: 'operators',
+      LEASE_NAME: 'backups-lock',
+      POD_NAME: 'backup-operator-7d9f-x2k4q',
+      RESYNC_PERIOD_SECONDS: '60',
+      RECONCILE_WORKERS: '8',
+    });
+    expect(config.operator).toEqual({
+      kubeconfig: '/etc/kube/config',
+      watchNamespaces: ['team-a', 'team-b'],
+      leaderElection: false,
+      leaderElectionNamespace: 'operators',
+      leaseName: 'backups-lock',
+      podName: 'backup-operator-7d9f-x2k4q',
+      resyncPeriodSeconds: 60,
+      reconcileWorkers: 8,
+    });
+    expect(problemsOf({ LEADER_ELECTION: 'yes', RECONCILE_WORKERS: '0' })).toEqual([
+      'LEADER_ELECTION must be true or false (got "yes")',
+      'RECONCILE_WORKERS must be an integer from 1 to 64 (got "0")',
+    ]);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT must be an integer from 1 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT must be an integer'],

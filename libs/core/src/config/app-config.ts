@@ -18,6 +18,23 @@ export interface RgwAdminConfig {
   secretKey: string;
 }
 
+/** Settings of the operator processes (unused by the API and the worker). */
+export interface OperatorSettings {
+  /** KUBECONFIG: a kubeconfig file; unset means the pod's service account. */
+  kubeconfig: string | null;
+  /** WATCH_NAMESPACE, comma-separated; empty means every namespace. */
+  watchNamespaces: string[];
+  leaderElection: boolean;
+  /** LEADER_ELECTION_NAMESPACE; unset means the operator's own namespace. */
+  leaderElectionNamespace: string | null;
+  /** LEASE_NAME; unset means `<operator name>-leader`. */
+  leaseName: string | null;
+  /** POD_NAME: this replica's identity in the lease; unset means hostname and pid. */
+  podName: string | null;
+  resyncPeriodSeconds: number;
+  reconcileWorkers: number;
+}
+
 export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
@@ -39,6 +56,7 @@ export interface AppConfig {
   digestFlushIntervalSeconds: number;
   /** How often the worker's escalation sweeper looks for due work Redis may have lost. */
   escalationSweepIntervalMs: number;
+  operator: OperatorSettings;
   logLevel: LogLevel;
 }
 
@@ -97,6 +115,14 @@ class EnvReader {
       return fallback;
     }
     return value.replace(/\/+$/, '');
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (value === 'true' || value === 'false') return value === 'true';
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
   }
 
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
@@ -200,6 +226,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
     escalationSweepIntervalMs: read.integer('ESCALATION_SWEEP_INTERVAL_MS', 5000, 50, 60000),
+    operator: {
+      kubeconfig: read.optionalString('KUBECONFIG'),
+      watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')
+        .split(',')
+        .map((namespace) => namespace.trim())
+        .filter((namespace) => namespace !== ''),
+      leaderElection: read.boolean('LEADER_ELECTION', true),
+      leaderElectionNamespace: read.optionalString('LEADER_ELECTION_NAMESPACE'),
+      leaseName: read.optionalString('LEASE_NAME'),
+      podName: read.optionalString('POD_NAME'),
+      resyncPeriodSeconds: read.integer('RESYNC_PERIOD_SECONDS', 300, 1, 86400),
+      reconcileWorkers: read.integer('RECONCILE_WORKERS', 4, 1, 64),
+    },
     logLevel: read.oneOf<LogLevel>('LOG_LEVEL', 'info', [
       'fatal',
       'error',

@@ -1,0 +1,32 @@
+import type { LoggerService } from '@nestjs/common';
+import type { Clock } from '@platform/core';
+import type { KindRef, KubeObject } from './kinds.js';
+import type { KubeClient } from './kube-client.js';
+import type { ObjectCache } from './object-store.js';
+
+export interface ReconcileContext {
+  client: KubeClient;
+  /** The informer cache of a kind the reconciler watches or owns; throws for any other kind. */
+  cache<T extends KubeObject>(kind: KindRef): ObjectCache<T>;
+  clock: Clock;
+  logger: LoggerService;
+}
+
+export interface ReconcileResult {
+  requeueAfterMs?: number;
+}
+
+export interface Reconciler<T extends KubeObject = KubeObject> {
+  readonly kind: KindRef;
+  /** Child kinds: their events enqueue the owner found through a controller ownerReference (same kind). */
+  readonly owns?: KindRef[];
+  /**
+   * Label selector (API string form) of the watches of the owned kinds, so the operator caches
+   * only its own children rather than every Job or claim of the cluster.
+   */
+  readonly ownsSelector?: string;
+  /** Added before the first reconcile; on deletion finalize() runs, then the finalizer is removed. */
+  readonly finalizer?: string;
+  reconcile(object: T, context: ReconcileContext): Promise<ReconcileResult | void>;
+  finalize?(object: T, context: ReconcileContext): Promise<void>;
+}
