@@ -1,0 +1,127 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { backupCrdDirectory, loadBackupCrd } from './index.js';
+import { schemaAt } from './schema-paths.js';
+
+const chart = dirname(backupCrdDirectory());
+const read = (file: string) => readFileSync(join(chart, file), 'utf8');
+
+/** The `rules:` list of an RBAC template, which holds no template directives but the named ones. */
+function rulesOf(template: string, placeholders: Record<string, string> = {}): unknown {
+  const text = read(template);
+  let rules = text.slice(text.indexOf('\nrules:'));
+  rules = rules.replace(/\{\{- end \}\}\s*$/, '');
+  for (const [directive, value] of Object.entries(placeholders)) {
+    rules = rules.replaceAll(directive, value);
+  }
+  expect(rules).not.toContain('{{');
+  return (parse(rules) as { rules: unknown }).rules;
+}
+
+const CRUD = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+const KINDS = ['volumebackups', 'volumerestores', 'volumesnapshotbackups', 's3backups'];
+
+describe('backup-operator chart', () => {
+  it('Chart.yaml names the chart', () => {
+    expect(parse(read('Chart.yaml'))).toMatchObject({
+      apiVersion: 'v2',
+      name: 'backup-operator',
+      type: 'application',
+    });
+  });
+
+  it('values.yaml holds the operator settings with their defaults', () => {
+    const values = parse(read('values.yaml'));
+    expect(values).toMatchObject({
+      image: { repository: expect.any(String), tag: '', pullPolicy: 'IfNotPresent' },
+      replicaCount: 2,
+      leaderElection: { enabled: true, leaseName: '' },
+      watchNamespace: '',
+      resyncPeriodSeconds: 300,
+      reconcileWorkers: 4,
+      logLevel: 'info',
+      backupImage: { repository: 'registry.neutral.com/public/restic' },
+      metrics: { port: 8080, serviceMonitor: { enabled: false } },
+      resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+      securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+      podSecurityContext: { runAsNonRoot: true },
+    });
+  });
+
+  it('the operator falls back to the same backup image the CRDs default to', () => {
+    const values = parse(read('values.yaml'));
+    for (const plural of ['volumebackups', 'volumerestores', 'volumesnapshotbackups']) {
+      const root = loadBackupCrd(plural).spec.versions[0].schema.openAPIV3Schema;
+      expect(schemaAt(root, 'spec.image.repository')?.default).toBe(values.backupImage.repository);
+    }
+  });
+
+  it('the ClusterRole grants exactly what the reconcilers call', () => {
+    expect(rulesOf('templates/clusterrole.yaml')).toEqual([
+      {
+        apiGroups: ['backups.k8s.neutral.com'],
+        resources: KINDS,
+        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+      },
+      {
+        apiGroups: ['backups.k8s.neutral.com'],
+        resources: KINDS.map((kind) => `${kind}/status`),
+        verbs: ['get', 'update', 'patch'],
+      },
+      {
+        apiGroups: ['backups.k8s.neutral.com'],
+        resources: KINDS.map((kind) => `${kind}/finalizers`),
+        verbs: ['update'],
+      },
+      { apiGroups: ['batch'], resources: ['cronjobs', 'jobs'], verbs: CRUD },
+      { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: CRUD },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    ]);
+  });
+
+  it('leader election may create Leases and read and renew only its own', () => {
+    const leaseName = '{{ include "backup-operator.leaseName" . | quote }}';
+    expect(rulesOf('templates/role.yaml', { [leaseName]: 'LEASE' })).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['LEASE'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+    expect(read('templates/deployment.yaml')).toContain(
+      `- name: LEASE_NAME\n              value: ${leaseName}`,
+    );
+  });
+
+  it('the Deployment runs the backup operator with its configuration and probes', () => {
+    const deployment = read('templates/deployment.yaml');
+    expect(deployment).toContain('command: [node, dist/apps/backup-operator/main.js]');
+    for (const variable of [
+      'POD_NAME',
+      'POD_NAMESPACE',
+      'LEADER_ELECTION',
+      'LEADER_ELECTION_NAMESPACE',
+      'LEASE_NAME',
+      'WATCH_NAMESPACE',
+      'RESYNC_PERIOD_SECONDS',
+      'RECONCILE_WORKERS',
+      'BACKUP_IMAGE_REPOSITORY',
+      'PORT',
+      'LOG_LEVEL',
+    ]) {
+      expect(deployment).toContain(`- name: ${variable}\n`);
+    }
+    expect(deployment).toMatch(
+      /- name: POD_NAME\n\s+valueFrom:\n\s+fieldRef:\n\s+fieldPath: metadata.name/,
+    );
+    expect(deployment).toMatch(/path: \/healthz\n\s+port: http/);
+    expect(deployment).toMatch(/path: \/readyz\n\s+port: http/);
+  });
+});
