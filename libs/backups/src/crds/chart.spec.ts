@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { backupCrdDirectory, loadBackupCrd } from './index.js';
+import { FALLBACK_IMAGE_REPOSITORY } from '../api/defaults.js';
 import { schemaAt } from './schema-paths.js';
 
 const chart = dirname(backupCrdDirectory());
@@ -50,12 +51,13 @@ describe('backup-operator chart', () => {
     });
   });
 
-  it('the operator falls back to the same backup image the CRDs default to', () => {
-    const values = parse(read('values.yaml'));
+  it('leaves the backup image repository to the operator, which takes it from the chart', () => {
     for (const plural of ['volumebackups', 'volumerestores', 'volumesnapshotbackups']) {
       const root = loadBackupCrd(plural).spec.versions[0].schema.openAPIV3Schema;
-      expect(schemaAt(root, 'spec.image.repository')?.default).toBe(values.backupImage.repository);
+      expect(schemaAt(root, 'spec.image.repository')).toBeDefined();
+      expect(schemaAt(root, 'spec.image.repository')?.default).toBeUndefined();
     }
+    expect(parse(read('values.yaml')).backupImage.repository).toBe(FALLBACK_IMAGE_REPOSITORY);
   });
 
   it('the ClusterRole grants exactly what the reconcilers call', () => {

@@ -13,7 +13,7 @@ const RESOURCES = {
   requests: { memory: '256Mi', cpu: '200m' },
   limits: { memory: '1Gi', cpu: '1000m' },
 };
-const IMAGE = { repository: 'registry.neutral.com/public/restic', tag: '0.18.1' };
+const IMAGE = { tag: '0.18.1' };
 
 describe('what the API server stores for a minimal resource', () => {
   it('a VolumeBackup gets every default of the spec', () => {

@@ -45,10 +45,11 @@ const resourceRequirements = (limitsMemory = '1Gi', limitsCpu = '1000m'): Table 
   'limits.memory': { default: limitsMemory },
   'limits.cpu': { default: limitsCpu },
 });
-/** The spec's `{registry_host}/public/<backup-tool-image>` with this platform's registry. */
-const IMAGE_REPOSITORY = 'registry.neutral.com/public/restic';
+/**
+ * The spec's repository default `{registry_host}/public/<backup-tool-image>` depends on where the
+ * platform runs, so the schema has none: the operator fills it from BACKUP_IMAGE_REPOSITORY.
+ */
 const imageSpec = (pullPolicy = 'Always'): Table => ({
-  repository: { default: IMAGE_REPOSITORY },
   tag: { default: '0.18.1' },
   pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'], default: pullPolicy },
 });
