@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { BackupOperatorModule } from '@platform/backups';
 import { bootstrapOperator } from '@platform/kube';
 
-await bootstrapOperator('backup-operator');
+await bootstrapOperator('backup-operator', [BackupOperatorModule.forRoot()]);

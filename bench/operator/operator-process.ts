@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The backup operator deployable, built from the same sources as the bench. */
+export const OPERATOR_ENTRY = fileURLToPath(
+  new URL('../../apps/backup-operator/main.js', import.meta.url),
+);
+
+/** Peak and current resident memory of a process in MiB, from /proc (Linux). */
+export function residentMemory(pid: number): { peakMiB: number; currentMiB: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { peakMiB: kib('VmHWM') / 1024, currentMiB: kib('VmRSS') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds (user + system) a process used so far, from /proc; 0 where unavailable. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The operator as production runs it (`node dist/apps/backup-operator/main.js`, configured
+ * through the environment, KUBECONFIG naming the cluster), so its memory is its own.
+ */
+export class OperatorProcess {
+  private output: string[] = [];
+
+  private constructor(private readonly child: ChildProcess) {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      this.output.push(line);
+      if (this.output.length > 200) this.output.shift();
+    });
+  }
+
+  static start(env: Record<string, string>, nodeArgs: string[] = []): OperatorProcess {
+    const child = spawn(process.execPath, [...nodeArgs, OPERATOR_ENTRY], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        SECRET_KEY: randomBytes(32).toString('hex'),
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    return new OperatorProcess(child);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get exited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** Its last log lines, for a run that went wrong. */
+  recentOutput(): string {
+    return this.output.join('\n');
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.exited) return resolve();
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+      this.child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.child.kill('SIGTERM');
+    });
+  }
+}

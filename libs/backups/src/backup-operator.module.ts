@@ -1,0 +1,38 @@
+import { DynamicModule, Module, type Provider } from '@nestjs/common';
+import { type OperatorTiming, OperatorRuntimeModule } from '@platform/kube';
+import { BackupJobEvents } from './volume-backup/backup-job-events.js';
+import { VolumeBackupMetrics } from './volume-backup/backup-metrics.js';
+import { BackupWebhookNotifier } from './volume-backup/backup-webhooks.js';
+import { RemoteClusterClients } from './volume-backup/target-cluster.js';
+import { VolumeBackupReconciler } from './volume-backup/volume-backup.reconciler.js';
+import { VolumeRestoreReconciler } from './volume-restore/index.js';
+
+export interface BackupOperatorOptions {
+  /** Extra providers, e.g. a KubeClient (replacing the one built from the environment). */
+  providers?: Provider[];
+  timing?: Partial<OperatorTiming>;
+}
+
+/** The backup operator: the VolumeBackup and VolumeRestore reconcilers on the operator runtime. */
+@Module({})
+export class BackupOperatorModule {
+  static forRoot(options: BackupOperatorOptions = {}): DynamicModule {
+    return {
+      module: BackupOperatorModule,
+      imports: [
+        OperatorRuntimeModule.forRoot({
+          name: 'backup-operator',
+          reconcilers: [VolumeBackupReconciler, VolumeRestoreReconciler],
+          providers: [
+            RemoteClusterClients,
+            BackupWebhookNotifier,
+            VolumeBackupMetrics,
+            BackupJobEvents,
+            ...(options.providers ?? []),
+          ],
+          timing: options.timing,
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,49 @@
+import type { BackupProblem } from './backup-status.js';
+import { cronScheduleProblem } from './cron-schedule.js';
+
+/** The parts of a defaulted VolumeBackup spec the schema cannot check by itself. */
+export interface ValidatedSpec {
+  schedule: string;
+  repository: { secretRef: { name: string; namespace?: string } };
+  check?: { enabled?: boolean; schedule?: string };
+  restoreTest?: { enabled?: boolean; schedule?: string };
+  kubeconfig?: { inCluster?: boolean; secretRef?: { name?: string } };
+}
+
+/**
+ * What makes a VolumeBackup impossible to carry out as written, checked before anything is
+ * created. A pod can only read Secrets of its own namespace, so a repository secret elsewhere
+ * can never work.
+ */
+export function volumeBackupProblem(
+  namespace: string,
+  spec: ValidatedSpec,
+): BackupProblem | undefined {
+  const secretRef = spec.repository.secretRef;
+  if (secretRef.namespace && secretRef.namespace !== namespace) {
+    return {
+      reason: 'SecretNamespaceMismatch',
+      message: `repository.secretRef names namespace "${secretRef.namespace}", but the backup pods run in "${namespace}" and can only read Secrets there`,
+    };
+  }
+  const schedules: Array<[string, string | undefined]> = [['schedule', spec.schedule]];
+  if (spec.check?.enabled) schedules.push(['check.schedule', spec.check.schedule]);
+  if (spec.restoreTest?.enabled)
+    schedules.push(['restoreTest.schedule', spec.restoreTest.schedule]);
+  for (const [field, schedule] of schedules) {
+    const problem = cronScheduleProblem(schedule ?? '');
+    if (problem) {
+      return {
+        reason: 'InvalidSchedule',
+        message: `${field} "${schedule}" is not a valid cron schedule: ${problem}`,
+      };
+    }
+  }
+  if (spec.kubeconfig?.inCluster === false && !spec.kubeconfig.secretRef?.name) {
+    return {
+      reason: 'KubeconfigUnavailable',
+      message: 'kubeconfig.secretRef.name is required when kubeconfig.inCluster is false',
+    };
+  }
+  return undefined;
+}

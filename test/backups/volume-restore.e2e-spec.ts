@@ -1,0 +1,530 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  RESTORE_SPEC_ANNOTATION,
+  VolumeBackupKind,
+  type VolumeRestore,
+  VolumeRestoreKind,
+  type VolumeRestoreSpec,
+} from '@platform/backups';
+import { CoreKinds, KubeClient, type KubeObject } from '@platform/kube';
+import type { FakeKubeApiServer } from '@platform/testing';
+import {
+  type BackupOperator,
+  eventually,
+  RESYNC_PERIOD_SECONDS,
+  startBackupApiServer,
+  startBackupOperator,
+} from './support.js';
+
+const NS = 'shop';
+const REPOSITORY = {
+  type: 's3' as const,
+  url: 's3:https://s3.example.com/bucket/shop',
+  secretRef: { name: 'repo' },
+};
+const STATUS_LINE = (
+  done: number,
+  files: number,
+  bytes: number,
+  total: { files: number; bytes: number },
+) =>
+  JSON.stringify({
+    message_type: 'status',
+    seconds_elapsed: 3,
+    percent_done: done,
+    total_files: total.files,
+    files_restored: files,
+    total_bytes: total.bytes,
+    bytes_restored: bytes,
+  });
+
+type Job = KubeObject<
+  {
+    template: {
+      spec: {
+        containers: Array<{ command: string[]; env: unknown[]; envFrom: unknown[] }>;
+        volumes: unknown[];
+      };
+    };
+  },
+  Record<string, unknown>
+>;
+
+let server: FakeKubeApiServer;
+let operator: BackupOperator;
+let client: KubeClient;
+
+beforeAll(async () => {
+  server = await startBackupApiServer();
+  client = KubeClient.fromKubeConfig(server.kubeConfig());
+  operator = await startBackupOperator(server);
+  await client.create(VolumeBackupKind, {
+    apiVersion: 'backups.k8s.neutral.com/v1',
+    kind: 'VolumeBackup',
+    metadata: { name: 'nightly', namespace: NS },
+    spec: { volumeClaimRef: { name: 'data' }, repository: REPOSITORY },
+  });
+});
+
+afterAll(async () => {
+  await operator?.close();
+  await server?.stop();
+});
+
+afterEach(async () => {
+  await operator.settled();
+});
+
+async function createRestore(
+  name: string,
+  spec: Partial<VolumeRestoreSpec>,
+): Promise<VolumeRestore> {
+  return client.create<VolumeRestore>(VolumeRestoreKind, {
+    apiVersion: 'backups.k8s.neutral.com/v1',
+    kind: 'VolumeRestore',
+    metadata: { name, namespace: NS },
+    spec: spec as VolumeRestoreSpec,
+  });
+}
+
+const restoreOf = (name: string) => server.get<VolumeRestore>(VolumeRestoreKind, NS, name)!;
+const statusOf = (name: string) => restoreOf(name).status ?? {};
+const jobOf = (name: string) => server.get<Job>(CoreKinds.Job, NS, name);
+const restoreJobs = (restore: string) =>
+  server
+    .list<Job>(CoreKinds.Job, NS)
+    .filter((job) => job.metadata.labels?.['backups.k8s.neutral.com/volume-restore'] === restore)
+    .map((job) => job.metadata.name)
+    .sort();
+const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Sets a Job's status as the Job controller would. */
+function setJobStatus(name: string, status: Record<string, unknown>): void {
+  server.put(CoreKinds.Job, { ...jobOf(name)!, status });
+}
+
+/** Puts the Job's pod as the Job controller and kubelet would, with its restic container's state. */
+function putPod(
+  job: string,
+  pod: string,
+  phase: string,
+  terminated?: Record<string, unknown>,
+): void {
+  const owner = jobOf(job)!;
+  server.put(CoreKinds.Pod, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: pod,
+      namespace: NS,
+      labels: { 'job-name': job, 'batch.kubernetes.io/job-name': job },
+      ownerReferences: [
+        {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          name: job,
+          uid: owner.metadata.uid,
+          controller: true,
+        },
+      ],
+    },
+    spec: { containers: [{ name: 'restic', image: 'restic' }] },
+    status: {
+      phase,
+      containerStatuses: [
+        {
+          name: 'restic',
+          state: terminated
+            ? { terminated }
+            : { running: { startedAt: iso(operator.clock.now()) } },
+        },
+      ],
+    },
+  });
+}
+
+function failed(reason: string, message: string, at: Date) {
+  return {
+    conditions: [{ type: 'Failed', status: 'True', reason, message, lastTransitionTime: iso(at) }],
+  };
+}
+
+describe('VolumeRestore lifecycle', () => {
+  it('restores from a VolumeBackup through retries: Pending, Running, Retrying, Running, Succeeded', async () => {
+    const created = await createRestore('orders', {
+      sourceBackup: { volumeBackupRef: { name: 'nightly' } },
+      targetPVC: { size: '2Gi', storageClass: 'fast', labels: { app: 'orders' } },
+      jobConfig: { retries: 1 },
+    });
+
+    // Pending: the claim and the first Job exist, nothing runs yet.
+    await eventually(() => expect(statusOf('orders').phase).toBe('Pending'));
+    const t0 = iso(operator.clock.now());
+    expect(statusOf('orders')).toMatchObject({
+      phase: 'Pending',
+      message: 'waiting for Job orders-restore-1 to start',
+      sourceInfo: { repository: REPOSITORY.url, host: 'shop-data', paths: ['/'] },
+      targetInfo: {
+        pvcName: 'orders-restored',
+        pvcNamespace: NS,
+        storageClass: 'fast',
+        size: '2Gi',
+        created: true,
+      },
+      jobInfo: {
+        currentJob: 'orders-restore-1',
+        attempt: 1,
+        totalAttempts: 2,
+        jobHistory: [{ jobName: 'orders-restore-1', attempt: 1, phase: 'Pending' }],
+      },
+      conditions: [
+        { type: 'Ready', status: 'False', reason: 'JobPending', lastTransitionTime: t0 },
+      ],
+      observedGeneration: 1,
+    });
+    const claim = server.get<KubeObject>(CoreKinds.PersistentVolumeClaim, NS, 'orders-restored')!;
+    expect(claim.spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '2Gi' } },
+      storageClassName: 'fast',
+    });
+    expect(claim.metadata.labels).toMatchObject({
+      app: 'orders',
+      'backups.k8s.neutral.com/volume-restore': 'orders',
+    });
+    // The restored data outlives the VolumeRestore: the claim has no owner.
+    expect(claim.metadata.ownerReferences).toBeUndefined();
+
+    const first = jobOf('orders-restore-1')!;
+    expect(first.metadata.ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: 'VolumeRestore',
+        name: 'orders',
+        uid: created.metadata.uid,
+        controller: true,
+      }),
+    ]);
+    const container = first.spec!.template.spec.containers[0];
+    expect(container.env).toContainEqual({ name: 'RESTIC_REPOSITORY', value: REPOSITORY.url });
+    expect(container.envFrom).toEqual([{ secretRef: { name: 'repo' } }]);
+    expect(container.command[2]).toContain('--host shop-data');
+    expect(first.spec!.template.spec.volumes).toContainEqual({
+      name: 'restore',
+      persistentVolumeClaim: { claimName: 'orders-restored' },
+    });
+
+    // Running: progress comes from restic's latest status line in the pod's log.
+    operator.clock.advance({ seconds: 2 });
+    const started1 = iso(operator.clock.now());
+    server.setPodLog(
+      NS,
+      'orders-restore-1-a',
+      `${STATUS_LINE(0.1, 1, 400, { files: 40, bytes: 4000 })}\n`,
+      'restic',
+    );
+    putPod('orders-restore-1', 'orders-restore-1-a', 'Running');
+    setJobStatus('orders-restore-1', { active: 1, startTime: started1 });
+    await eventually(() =>
+      expect(statusOf('orders')).toMatchObject({
+        phase: 'Running',
+        startTime: started1,
+        message: 'restoring into claim orders-restored (attempt 1 of 2)',
+        progress: {
+          filesTotal: 40,
+          filesRestored: 1,
+          bytesTotal: 4000,
+          bytesRestored: 400,
+          percentComplete: 10,
+        },
+      }),
+    );
+
+    // While it runs the log is read again every few seconds.
+    server.setPodLog(
+      NS,
+      'orders-restore-1-a',
+      [
+        STATUS_LINE(0.1, 1, 400, { files: 40, bytes: 4000 }),
+        'not json',
+        STATUS_LINE(0.3525, 14, 1410, { files: 40, bytes: 4000 }),
+      ].join('\n'),
+      'restic',
+    );
+    await operator.advance({ seconds: 5 });
+    await eventually(() =>
+      expect(statusOf('orders').progress).toEqual({
+        filesTotal: 40,
+        filesRestored: 14,
+        bytesTotal: 4000,
+        bytesRestored: 1410,
+        percentComplete: 35.25,
+      }),
+    );
+
+    // The Job gives up: Retrying, with the next attempt 10 s after the failure.
+    const failedAt = operator.clock.now();
+    putPod('orders-restore-1', 'orders-restore-1-a', 'Failed', {
+      exitCode: 1,
+      message:
+        'restoring snapshot\nFatal: unable to open repository at s3:https://s3.example.com/bucket/shop',
+      finishedAt: iso(failedAt),
+    });
+    setJobStatus('orders-restore-1', {
+      failed: 7,
+      startTime: started1,
+      ...failed('BackoffLimitExceeded', 'Job has reached the specified backoff limit', failedAt),
+    });
+    const firstFailure =
+      'BackoffLimitExceeded: Job has reached the specified backoff limit; ' +
+      'restic: Fatal: unable to open repository at s3:https://s3.example.com/bucket/shop';
+    const retryAt = iso(new Date(failedAt.getTime() + 10_000));
+    await eventually(() =>
+      expect(statusOf('orders')).toMatchObject({
+        phase: 'Retrying',
+        message: `attempt 1 of 2 failed: ${firstFailure}; attempt 2 starts at ${retryAt}`,
+        jobInfo: {
+          currentJob: 'orders-restore-1',
+          attempt: 1,
+          jobHistory: [
+            {
+              jobName: 'orders-restore-1',
+              attempt: 1,
+              phase: 'Failed',
+              startTime: started1,
+              completionTime: iso(failedAt),
+              message: firstFailure,
+            },
+          ],
+        },
+      }),
+    );
+
+    // A spec change after the start changes nothing: the retry runs what the first attempt ran.
+    await client.mergePatch(VolumeRestoreKind, NS, 'orders', {
+      spec: { restoreSpec: { paths: ['/elsewhere'] }, jobConfig: { retries: 5 } },
+    });
+    await operator.advance({ seconds: 9 });
+    expect(restoreJobs('orders')).toEqual(['orders-restore-1']);
+    await operator.advance({ seconds: 1 });
+    await eventually(() =>
+      expect(restoreJobs('orders')).toEqual(['orders-restore-1', 'orders-restore-2']),
+    );
+    const second = jobOf('orders-restore-2')!;
+    expect(second.spec!.template).toEqual(first.spec!.template);
+    expect(second.metadata.annotations?.[RESTORE_SPEC_ANNOTATION]).toBe(
+      first.metadata.annotations?.[RESTORE_SPEC_ANNOTATION],
+    );
+    await eventually(() =>
+      expect(statusOf('orders')).toMatchObject({
+        phase: 'Retrying',
+        message: `attempt 1 of 2 failed: ${firstFailure}; waiting for Job orders-restore-2 to start`,
+        jobInfo: { currentJob: 'orders-restore-2', attempt: 2, totalAttempts: 2 },
+        observedGeneration: 2,
+      }),
+    );
+
+    // Running again, with the new attempt's progress.
+    operator.clock.advance({ seconds: 3 });
+    const started2 = iso(operator.clock.now());
+    server.setPodLog(
+      NS,
+      'orders-restore-2-b',
+      STATUS_LINE(0.5, 20, 2000, { files: 40, bytes: 4000 }),
+      'restic',
+    );
+    putPod('orders-restore-2', 'orders-restore-2-b', 'Running');
+    setJobStatus('orders-restore-2', { active: 1, startTime: started2 });
+    await eventually(() =>
+      expect(statusOf('orders')).toMatchObject({
+        phase: 'Running',
+        message: 'restoring into claim orders-restored (attempt 2 of 2)',
+        startTime: started1,
+        progress: {
+          filesTotal: 40,
+          filesRestored: 20,
+          bytesTotal: 4000,
+          bytesRestored: 2000,
+          percentComplete: 50,
+        },
+      }),
+    );
+
+    // Succeeded: the final figures and the snapshot come from the termination message.
+    operator.clock.advance({ seconds: 85 });
+    const done = operator.clock.now();
+    putPod('orders-restore-2', 'orders-restore-2-b', 'Succeeded', {
+      exitCode: 0,
+      message:
+        '{"snapshot_id":"4f1b2c3d5e6f7a8b","snapshot_time":"2024-05-02T03:00:12Z","files_restored":40,"bytes_restored":4000}',
+      finishedAt: iso(done),
+    });
+    setJobStatus('orders-restore-2', {
+      succeeded: 1,
+      startTime: started2,
+      completionTime: iso(done),
+      conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: iso(done) }],
+    });
+    await eventually(() => expect(statusOf('orders').phase).toBe('Succeeded'));
+    expect(statusOf('orders')).toEqual({
+      phase: 'Succeeded',
+      startTime: started1,
+      completionTime: iso(done),
+      duration: '1m43s',
+      message:
+        'restored snapshot 4f1b2c3d5e6f7a8b into claim orders-restored: 40 files, 4000 bytes',
+      progress: {
+        filesTotal: 40,
+        filesRestored: 40,
+        bytesTotal: 4000,
+        bytesRestored: 4000,
+        percentComplete: 100,
+      },
+      sourceInfo: {
+        snapshotId: '4f1b2c3d5e6f7a8b',
+        snapshotDate: '2024-05-02T03:00:12.000Z',
+        repository: REPOSITORY.url,
+        host: 'shop-data',
+        paths: ['/'],
+      },
+      targetInfo: {
+        pvcName: 'orders-restored',
+        pvcNamespace: NS,
+        storageClass: 'fast',
+        size: '2Gi',
+        created: true,
+      },
+      jobInfo: {
+        currentJob: 'orders-restore-2',
+        attempt: 2,
+        totalAttempts: 2,
+        jobHistory: [
+          {
+            jobName: 'orders-restore-1',
+            attempt: 1,
+            phase: 'Failed',
+            startTime: started1,
+            completionTime: iso(failedAt),
+            message: firstFailure,
+          },
+          {
+            jobName: 'orders-restore-2',
+            attempt: 2,
+            phase: 'Succeeded',
+            startTime: started2,
+            completionTime: iso(done),
+          },
+        ],
+      },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Restored',
+          message:
+            'restored snapshot 4f1b2c3d5e6f7a8b into claim orders-restored: 40 files, 4000 bytes',
+          lastTransitionTime: iso(done),
+        },
+      ],
+      observedGeneration: 2,
+    });
+
+    // Finished for good: resyncs and Job events write nothing and start nothing.
+    await operator.settled();
+    const writes = server.mutations({ kind: 'VolumeRestore', name: 'orders' });
+    const jobWrites = server.mutations({ kind: 'Job', namespace: NS });
+    setJobStatus('orders-restore-1', {
+      failed: 7,
+      ...failed('BackoffLimitExceeded', 'again', done),
+    });
+    await operator.advance({ seconds: RESYNC_PERIOD_SECONDS + 1 });
+    await operator.settled();
+    expect(server.mutations({ kind: 'VolumeRestore', name: 'orders' })).toBe(writes);
+    expect(server.mutations({ kind: 'Job', namespace: NS })).toBe(jobWrites);
+    expect(restoreJobs('orders')).toEqual(['orders-restore-1', 'orders-restore-2']);
+  });
+
+  it('fails once every attempt failed, keeping keepFailedJobs Jobs and the whole history', async () => {
+    await createRestore('ledger', {
+      sourceRepository: {
+        ...REPOSITORY,
+        host: 'db-1',
+        snapshotId: 'abcdef12',
+      },
+      targetPVC: { size: '1Gi' },
+      jobConfig: { retries: 1, keepFailedJobs: 1, activeDeadlineSeconds: 600 },
+    });
+    await eventually(() => expect(jobOf('ledger-restore-1')).toBeDefined());
+    expect(
+      (jobOf('ledger-restore-1')!.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds,
+    ).toBe(600);
+
+    const failedAt1 = operator.clock.now();
+    setJobStatus(
+      'ledger-restore-1',
+      failed('DeadlineExceeded', 'Job was active longer than specified deadline', failedAt1),
+    );
+    await eventually(() => expect(statusOf('ledger').phase).toBe('Retrying'));
+    await operator.advance({ seconds: 10 });
+    await eventually(() =>
+      expect(restoreJobs('ledger')).toEqual(['ledger-restore-1', 'ledger-restore-2']),
+    );
+
+    const failedAt2 = operator.clock.now();
+    setJobStatus(
+      'ledger-restore-2',
+      failed('BackoffLimitExceeded', 'Job has reached the specified backoff limit', failedAt2),
+    );
+    await eventually(() => expect(statusOf('ledger').phase).toBe('Failed'));
+    expect(statusOf('ledger')).toMatchObject({
+      phase: 'Failed',
+      completionTime: iso(failedAt2),
+      message:
+        'all 2 attempts failed; the last: BackoffLimitExceeded: Job has reached the specified backoff limit',
+      sourceInfo: {
+        snapshotId: 'abcdef12',
+        repository: REPOSITORY.url,
+        host: 'db-1',
+        paths: ['/'],
+      },
+      jobInfo: {
+        currentJob: 'ledger-restore-2',
+        attempt: 2,
+        totalAttempts: 2,
+        jobHistory: [
+          {
+            jobName: 'ledger-restore-1',
+            attempt: 1,
+            phase: 'Failed',
+            completionTime: iso(failedAt1),
+            message: 'DeadlineExceeded: Job was active longer than specified deadline',
+          },
+          {
+            jobName: 'ledger-restore-2',
+            attempt: 2,
+            phase: 'Failed',
+            completionTime: iso(failedAt2),
+            message: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
+          },
+        ],
+      },
+      conditions: [{ type: 'Ready', status: 'False', reason: 'RetriesExhausted' }],
+    });
+    // Only the newest failed Job stays (keepFailedJobs 1); no further attempt starts.
+    await eventually(() => expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']));
+    await operator.advance({ minutes: 10 });
+    expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']);
+    expect(statusOf('ledger').phase).toBe('Failed');
+  });
+
+  it('deleting the restore collects its Jobs and keeps the restored claim', async () => {
+    await createRestore('gone', {
+      sourceRepository: REPOSITORY,
+      targetPVC: { size: '1Gi' },
+    });
+    await eventually(() => expect(restoreJobs('gone')).toEqual(['gone-restore-1']));
+    await client.delete(VolumeRestoreKind, NS, 'gone');
+    await eventually(() => expect(server.get(VolumeRestoreKind, NS, 'gone')).toBeUndefined());
+    await eventually(() => expect(restoreJobs('gone')).toEqual([]));
+    expect(server.get(CoreKinds.PersistentVolumeClaim, NS, 'gone-restored')).toBeDefined();
+  });
+});
