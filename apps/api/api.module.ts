@@ -6,9 +6,10 @@ import {
   HttpContractModule,
 } from '@platform/core';
 import { AlertingModule } from '@platform/alerting';
+import { AuditModule } from '@platform/audit';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { DatabaseModule } from '@platform/database';
-import { EscalationModule } from '@platform/escalation';
+import { AlertInsightsModule, EscalationModule } from '@platform/escalation';
 import { IdentityModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
 import { QueueModule } from '@platform/queue';
@@ -27,9 +28,13 @@ export class ApiModule {
         HttpContractModule.forRoot(options),
         DatabaseModule,
         QueueModule,
+        AuditModule,
         IdentityModule,
         NotificationsModule,
         CapabilitiesModule,
+        // Here, ahead of alerting: routes match in the order Nest meets their modules (these
+        // imports before theirs), and alerting's `alerts/:id` would take `alerts/insights`.
+        AlertInsightsModule,
         AlertingModule,
         EscalationModule,
       ],

@@ -178,6 +178,8 @@ describe('authorization matrix', () => {
       ids[`/projects/:project_id/on_call_rosters/:id${path}`] = roster;
     queries['/projects/:project_id/on_call_rosters/:id/shifts'] =
       '?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z';
+    // The widest window; seed_presets needs no fixture (any project id serves the 401/404 checks).
+    queries['/projects/:project_id/alerts/insights'] = '?days=90';
 
     const chain = (await post('/escalation_chains', { name: 'matrix' })).body.data.id as string;
     ids.step_id = (

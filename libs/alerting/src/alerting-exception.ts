@@ -7,6 +7,7 @@ export enum AlertingErrorCode {
   NothingProcessed = 'nothing_processed',
   StaticTokenCrossProject = 'static_token_cross_project',
   RouteDoesNothing = 'route_does_nothing',
+  Throttled = 'throttled',
 }
 
 export const AlertingException = defineException<AlertingErrorCode>('alerting', {
@@ -16,6 +17,7 @@ export const AlertingException = defineException<AlertingErrorCode>('alerting', 
   [AlertingErrorCode.NothingProcessed]: 502,
   [AlertingErrorCode.StaticTokenCrossProject]: 403,
   [AlertingErrorCode.RouteDoesNothing]: 422,
+  [AlertingErrorCode.Throttled]: 429,
 });
 
 export const alertingNotFound = (what = 'Resource') =>

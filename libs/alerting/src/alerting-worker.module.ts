@@ -5,15 +5,22 @@ import { AlertDispatchRepository } from './dispatch/alert-dispatch.repository.js
 import { NotificationEndpointsWorkerModule } from './endpoints/notification-endpoints-worker.module.js';
 import { AlertRoutesRepository } from './routes/alert-routes.repository.js';
 import { SuppressionModule } from './suppression/suppression.module.js';
+import { TestAlertsWorkerModule } from './test-alerts/test-alerts-worker.module.js';
 import { AlertEventsRepository } from './timeline/alert-events.repository.js';
 
 /**
  * Worker side of alerting: dispatch of ingested changes (routing, suppression, in-app
- * notification, endpoint fan-out), webhook deliveries, pruning. Dispatch needs `EscalationOpener`
- * and `RosterOnCall` from a global module (the escalation worker module binds both).
+ * notification, endpoint fan-out), webhook deliveries, pruning, the auto-resolution of test
+ * alerts. Dispatch needs `EscalationOpener` and `RosterOnCall` from a global module (the
+ * escalation worker module binds both).
  */
 @Module({
-  imports: [SuppressionModule, NotificationEndpointsWorkerModule, NotificationsModule],
+  imports: [
+    SuppressionModule,
+    NotificationEndpointsWorkerModule,
+    NotificationsModule,
+    TestAlertsWorkerModule,
+  ],
   providers: [
     AlertDispatchProcessor,
     AlertDispatchRepository,

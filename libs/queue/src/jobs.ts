@@ -17,6 +17,7 @@ export enum JobName {
   EscalationStep = 'escalations.step',
   EscalationReEscalate = 'escalations.re-escalate',
   EscalationPage = 'escalations.page',
+  TestAlertResolve = 'alerts.test-resolve',
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
@@ -46,6 +47,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
   [JobName.EscalationReEscalate]: { instanceId: string; generation: number };
   /** Delivers one escalation_page row (in-app, e-mail, phone call or SMS). */
   [JobName.EscalationPage]: { pageId: string };
+  /**
+   * Resolves a test alert once the clock reaches `resolveAt` (ISO 8601), unless it was resolved
+   * sooner; a job that runs early does nothing (the worker's sweep enqueues it again when due).
+   */
+  [JobName.TestAlertResolve]: { alertId: string; resolveAt: string };
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -60,6 +66,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.EscalationStep]: QueueName.Escalations,
   [JobName.EscalationReEscalate]: QueueName.Escalations,
   [JobName.EscalationPage]: QueueName.Escalations,
+  [JobName.TestAlertResolve]: QueueName.Escalations,
 };
 
 /** A job as a typed union: the name decides the payload. */

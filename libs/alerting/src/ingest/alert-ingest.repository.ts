@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { IngestAlert } from './alertmanager-payload.js';
 
 /** What one receipt changed: alerts that began firing, and alerts that became resolved. */
@@ -82,7 +82,7 @@ events AS (
 )
 SELECT id, kind FROM upserted WHERE kind IS NOT NULL`;
 
-/** The pg pool under TypeORM, for a named (server-side prepared) statement. */
+/** The pg pool under TypeORM (or a client of it), for a named (server-side prepared) statement. */
 interface PgPool {
   query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
 }
@@ -101,15 +101,20 @@ export class AlertIngestRepository {
 
   /**
    * Upserts alerts with distinct fingerprints (the caller deduplicates), writes their
-   * transition events, and answers which ones began firing or became resolved.
+   * transition events, and answers which ones began firing or became resolved. With `manager`
+   * the statement runs on that transaction's connection.
    */
   async ingest(
     projectId: string,
     alerts: readonly IngestAlert[],
     now: Date,
     receiptId: string,
+    manager?: EntityManager,
   ): Promise<IngestChanges> {
-    const { rows } = await this.pool.query<{ id: string; kind: string }>({
+    const client: PgPool = manager?.queryRunner
+      ? ((await manager.queryRunner.connect()) as PgPool)
+      : this.pool;
+    const { rows } = await client.query<{ id: string; kind: string }>({
       name: 'alert-ingest',
       text: INGEST_SQL,
       values: [

@@ -3,8 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { JobName, JobQueue } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
+import type { EntityManager } from 'typeorm';
 import { AlertingErrorCode, AlertingException } from '../alerting-exception.js';
-import { AlertIngestRepository } from './alert-ingest.repository.js';
+import { AlertIngestRepository, type IngestChanges } from './alert-ingest.repository.js';
 import {
   type IngestAlertError,
   parseAlerts,
@@ -76,19 +77,40 @@ export class AlertIngestService {
         },
       );
     }
-    const { fired, resolved } = await this.repository.ingest(
-      projectId,
-      valid,
-      this.clock.now(),
-      randomUUID(),
-    );
-    if (fired.length > 0 || resolved.length > 0) {
-      await this.jobs.enqueue(
-        JobName.AlertDispatch,
-        { projectId, fired, resolved },
-        DISPATCH_JOB_OPTIONS,
-      );
-    }
+    const changes = await this.repository.ingest(projectId, valid, this.clock.now(), randomUUID());
+    await this.dispatch(projectId, changes);
     return { processed: accepted, errors };
+  }
+
+  /**
+   * Alerts the platform raises or ends itself (test alerts), parsed and upserted exactly as a
+   * webhook's alerts are, but inside the caller's transaction. Problems come back as they would
+   * in `data.errors`. The caller hands the changes to `dispatch` after its transaction commits:
+   * the worker must find the alerts written.
+   */
+  async ingestWithin(
+    manager: EntityManager,
+    projectId: string,
+    alerts: readonly unknown[],
+  ): Promise<{ changes: IngestChanges; errors: IngestAlertError[] }> {
+    const { valid, errors } = parseAlerts(alerts);
+    const changes =
+      valid.length === 0
+        ? { fired: [], resolved: [] }
+        : await this.repository.ingest(projectId, valid, this.clock.now(), randomUUID(), manager);
+    return { changes, errors };
+  }
+
+  /**
+   * One `alerts.dispatch` job for the alerts that began firing and those that resolved (none
+   * when nothing changed): routing and notification happen in the worker.
+   */
+  async dispatch(projectId: string, { fired, resolved }: IngestChanges): Promise<void> {
+    if (fired.length === 0 && resolved.length === 0) return;
+    await this.jobs.enqueue(
+      JobName.AlertDispatch,
+      { projectId, fired, resolved },
+      DISPATCH_JOB_OPTIONS,
+    );
   }
 }

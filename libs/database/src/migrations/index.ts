@@ -8,6 +8,8 @@ import { NotificationEndpoints1764000000005 } from './1764000000005-notification
 import { AlertRoutes1764000000006 } from './1764000000006-alert-routes.js';
 import { Escalation1764000000007 } from './1764000000007-escalation.js';
 import { AlertSearch1764000000008 } from './1764000000008-alert-search.js';
+import { AuditLog1764000000009 } from './1764000000009-audit-log.js';
+import { AlertInsights1764000000010 } from './1764000000010-alert-insights.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -25,4 +27,6 @@ export const MIGRATIONS: MigrationClass[] = [
   AlertRoutes1764000000006,
   Escalation1764000000007,
   AlertSearch1764000000008,
+  AuditLog1764000000009,
+  AlertInsights1764000000010,
 ];
