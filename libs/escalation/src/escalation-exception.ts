@@ -6,6 +6,8 @@ export enum EscalationErrorCode {
   InvalidSignedToken = 'invalid_signed_token',
   SignedLinkExpired = 'signed_link_expired',
   InvalidWebhookSignature = 'invalid_webhook_signature',
+  InvalidDays = 'invalid_days',
+  PresetsAlreadyConfigured = 'presets_already_configured',
 }
 
 export const EscalationException = defineException<EscalationErrorCode>('escalation', {
@@ -14,6 +16,8 @@ export const EscalationException = defineException<EscalationErrorCode>('escalat
   [EscalationErrorCode.InvalidSignedToken]: 401,
   [EscalationErrorCode.SignedLinkExpired]: 401,
   [EscalationErrorCode.InvalidWebhookSignature]: 403,
+  [EscalationErrorCode.InvalidDays]: 422,
+  [EscalationErrorCode.PresetsAlreadyConfigured]: 422,
 });
 
 export const escalationNotFound = (what = 'Resource') =>
