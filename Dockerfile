@@ -1,5 +1,7 @@
 # One image for every deployable: choose the app with the command, e.g.
 #   docker run IMAGE node dist/apps/worker/main.js
+# The operators run with smaller young-generation semi-spaces, as their Helm chart starts them:
+#   docker run IMAGE node --max-semi-space-size=4 dist/apps/backup-operator/main.js
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -5,7 +5,12 @@ import { performance } from 'node:perf_hooks';
 import { loadBackupCrds, VolumeBackupKind } from '@platform/backups';
 import { CoreKinds, type KindRef, KubeClient, type KubeObject } from '@platform/kube';
 import { closedLocalPort, FakeKubeApiServer } from '@platform/testing';
-import { cpuSeconds, OperatorProcess, residentMemory } from './operator-process.js';
+import {
+  cpuSeconds,
+  deployedNodeFlags,
+  OperatorProcess,
+  residentMemory,
+} from './operator-process.js';
 
 /**
  * The backup operator against the fake API server: BENCH_VOLUME_BACKUPS VolumeBackups spread
@@ -116,6 +121,8 @@ async function main(): Promise<void> {
   const kubeconfig = join(directory, 'kubeconfig');
   writeFileSync(kubeconfig, server.kubeconfigYaml());
   const port = await closedLocalPort();
+  // Added after the chart's node flags to try V8 settings, e.g. "--max-semi-space-size=16".
+  const extraArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const operator = OperatorProcess.start(
     {
       KUBECONFIG: kubeconfig,
@@ -123,8 +130,7 @@ async function main(): Promise<void> {
       RESYNC_PERIOD_SECONDS: String(RESYNC_SECONDS),
       LEADER_ELECTION_NAMESPACE: 'default',
     },
-    // e.g. BENCH_OPERATOR_NODE_ARGS="--max-semi-space-size=1" to try V8 heap settings.
-    (process.env.BENCH_OPERATOR_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    extraArgs,
   );
   try {
     await waitFor(
@@ -139,7 +145,8 @@ async function main(): Promise<void> {
       60_000,
     );
     log(
-      `operator ready (pid ${operator.pid}, ${residentMemory(operator.pid)?.currentMiB.toFixed(0)} MiB)`,
+      `operator ready (pid ${operator.pid}, node ${[...deployedNodeFlags(), ...extraArgs].join(' ')}, ` +
+        `${residentMemory(operator.pid)?.currentMiB.toFixed(0)} MiB)`,
     );
 
     const cpuBefore = cpuSeconds(operator.pid);

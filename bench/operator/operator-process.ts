@@ -1,13 +1,32 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 /** The backup operator deployable, built from the same sources as the bench. */
 export const OPERATOR_ENTRY = fileURLToPath(
   new URL('../../apps/backup-operator/main.js', import.meta.url),
 );
+const DEPLOYMENT = new URL(
+  '../../../../charts/backup-operator/templates/deployment.yaml',
+  import.meta.url,
+);
+const DEPLOYED_ENTRY = 'dist/apps/backup-operator/main.js';
+
+/**
+ * The node flags of the chart's container command (`command: [node, <flags>, <entry>]`), so
+ * the bench runs the operator with the flags it is deployed with.
+ */
+export function deployedNodeFlags(): string[] {
+  const template = readFileSync(DEPLOYMENT, 'utf8');
+  const line = /^\s*command: (\[.*\])\s*$/m.exec(template)?.[1];
+  const command = line ? (parse(line) as string[]) : [];
+  if (command[0] !== 'node' || command.at(-1) !== DEPLOYED_ENTRY) {
+    throw new Error(`the chart's command is not "node [flags] ${DEPLOYED_ENTRY}": ${line}`);
+  }
+  return command.slice(1, -1);
+}
 
 /** Peak and current resident memory of a process in MiB, from /proc (Linux). */
 export function residentMemory(pid: number): { peakMiB: number; currentMiB: number } | undefined {
@@ -33,8 +52,9 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * The operator as production runs it (`node dist/apps/backup-operator/main.js`, configured
- * through the environment, KUBECONFIG naming the cluster), so its memory is its own.
+ * The operator as production runs it (the chart's `node <flags> dist/apps/backup-operator/main.js`,
+ * configured through the environment, KUBECONFIG naming the cluster, no SECRET_KEY), so its
+ * memory is its own. `extraNodeArgs` come after the chart's flags, for experiments.
  */
 export class OperatorProcess {
   private output: string[] = [];
@@ -47,15 +67,11 @@ export class OperatorProcess {
     });
   }
 
-  static start(env: Record<string, string>, nodeArgs: string[] = []): OperatorProcess {
-    const child = spawn(process.execPath, [...nodeArgs, OPERATOR_ENTRY], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        SECRET_KEY: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
+  static start(env: Record<string, string>, extraNodeArgs: string[] = []): OperatorProcess {
+    const args = [...deployedNodeFlags(), ...extraNodeArgs, OPERATOR_ENTRY];
+    const { SECRET_KEY: _unused, ...inherited } = process.env;
+    const child = spawn(process.execPath, args, {
+      env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     return new OperatorProcess(child);

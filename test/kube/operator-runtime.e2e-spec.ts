@@ -181,6 +181,8 @@ describe('Operator runtime', () => {
     await eventually(() => journal.count('flaky') >= 1, 5000, 'the first attempt');
     expect(journal.count('flaky')).toBe(1);
     const start0 = app.clock.nowMs();
+    const attemptTimes = () =>
+      journal.reconciled.filter((r) => r.name === 'flaky').map((r) => r.atMs - start0);
     // 1 s, then 2 s, then 4 s.
     for (const [waitMs, attempts] of [
       [1000, 2],
@@ -192,11 +194,10 @@ describe('Operator runtime', () => {
       expect(journal.count('flaky')).toBe(attempts - 1);
       app.clock.advance({ ms: 1 });
       await eventually(() => journal.count('flaky') >= attempts, 5000, `attempt ${attempts}`);
-      expect(journal.count('flaky')).toBe(attempts);
     }
-    expect(
-      journal.reconciled.filter((r) => r.name === 'flaky').map((r) => r.atMs - start0),
-    ).toEqual([0, 1000, 3000, 7000]);
+    // The fourth attempt succeeds; its own writes (CronJob, status) may queue it again at once.
+    expect(attemptTimes().slice(0, 4)).toEqual([0, 1000, 3000, 7000]);
+    expect(new Set(attemptTimes().slice(3))).toEqual(new Set([7000]));
     await eventually(() => widgetOnServer('flaky')?.status?.phase === 'Ready');
     expect(await metric(app, 'operator_reconcile_errors_total{kind="Widget"}')).toBe(3);
     expect(await metric(app, 'operator_reconcile_total{kind="Widget",result="error"}')).toBe(3);

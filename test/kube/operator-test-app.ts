@@ -46,7 +46,10 @@ export interface OperatorTestOptions {
  * Its informers start at once; wait with `runtime.whenSynced()` or on the probes.
  */
 export async function startOperator(options: OperatorTestOptions): Promise<OperatorTestApp> {
-  const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  const base = loadConfig(
+    { NODE_ENV: 'test', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+    { usesSecretKey: false },
+  );
   const config = {
     ...base,
     operator: { ...base.operator, leaderElectionNamespace: 'default', ...options.operator },

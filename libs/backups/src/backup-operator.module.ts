@@ -1,6 +1,5 @@
 import { DynamicModule, Module, type Provider } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule } from '@platform/kube';
-import { BackupJobEvents } from './volume-backup/backup-job-events.js';
 import { VolumeBackupMetrics } from './volume-backup/backup-metrics.js';
 import { BackupWebhookNotifier } from './volume-backup/backup-webhooks.js';
 import { RemoteClusterClients } from './volume-backup/target-cluster.js';
@@ -27,7 +26,6 @@ export class BackupOperatorModule {
             RemoteClusterClients,
             BackupWebhookNotifier,
             VolumeBackupMetrics,
-            BackupJobEvents,
             ...(options.providers ?? []),
           ],
           timing: options.timing,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { backupCrdDirectory, loadBackupCrd } from './index.js';
@@ -104,7 +104,9 @@ describe('backup-operator chart', () => {
 
   it('the Deployment runs the backup operator with its configuration and probes', () => {
     const deployment = read('templates/deployment.yaml');
-    expect(deployment).toContain('command: [node, dist/apps/backup-operator/main.js]');
+    expect(deployment).toContain(
+      'command: [node, --max-semi-space-size=4, dist/apps/backup-operator/main.js]',
+    );
     for (const variable of [
       'POD_NAME',
       'POD_NAMESPACE',
@@ -125,5 +127,23 @@ describe('backup-operator chart', () => {
     );
     expect(deployment).toMatch(/path: \/healthz\n\s+port: http/);
     expect(deployment).toMatch(/path: \/readyz\n\s+port: http/);
+  });
+
+  it('holds no secret: the operator signs nothing and runs without SECRET_KEY', () => {
+    expect(readdirSync(join(chart, 'templates')).sort()).toEqual([
+      'NOTES.txt',
+      '_helpers.tpl',
+      'clusterrole.yaml',
+      'clusterrolebinding.yaml',
+      'deployment.yaml',
+      'poddisruptionbudget.yaml',
+      'role.yaml',
+      'rolebinding.yaml',
+      'service.yaml',
+      'serviceaccount.yaml',
+      'servicemonitor.yaml',
+    ]);
+    expect(read('templates/deployment.yaml')).not.toContain('SECRET_KEY');
+    expect(read('templates/deployment.yaml')).not.toContain('secretKeyRef');
   });
 });

@@ -5,6 +5,7 @@ import {
   KubeApiError,
   type KindRef,
   type KubeObject,
+  type ObjectName,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
@@ -77,6 +78,16 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     private readonly webhooks: BackupWebhookNotifier,
     private readonly metrics: VolumeBackupMetrics,
   ) {}
+
+  /**
+   * The backup Jobs are the CronJob controller's, which makes the CronJob their controller;
+   * their label names the VolumeBackup. (The CronJob's own status follows a Job's end only
+   * after the CronJob controller's next sync.)
+   */
+  ownerOf(child: KubeObject): ObjectName | undefined {
+    const name = child.metadata.labels?.[BackupLabels.volumeBackup];
+    return name ? { name } : undefined;
+  }
 
   async reconcile(
     backup: VolumeBackup,

@@ -119,6 +119,28 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('needs no SECRET_KEY in a process that signs nothing, and keeps none', () => {
+    const operator = loadConfig({ NODE_ENV: 'production' }, { usesSecretKey: false });
+    expect(operator).toMatchObject({
+      nodeEnv: 'production',
+      secretKey: '',
+      secretKeyIsDefault: false,
+    });
+    const given = loadConfig(
+      { NODE_ENV: 'production', SECRET_KEY: 'short' },
+      { usesSecretKey: false },
+    );
+    expect(given.secretKey).toBe('');
+    expect(loadConfig({}, { usesSecretKey: false }).secretKey).toBe('');
+    // Other variables are still checked.
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', PORT: 'x' }, { usesSecretKey: false }),
+    ).toThrow('PORT must be an integer from 1 to 65535 (got "x")');
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'SECRET_KEY is required when NODE_ENV=production',
+    ]);
+  });
+
   it.each([
     [{ PORT: 'abc' }, 'PORT must be an integer from 1 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT must be an integer'],
@@ -185,6 +207,8 @@ describe('loadConfig', () => {
     });
     try {
       expect(loadConfigOrExit({ PORT: '8080' }).port).toBe(8080);
+      const operator = loadConfigOrExit({ NODE_ENV: 'production' }, { usesSecretKey: false });
+      expect(operator.secretKey).toBe('');
       expect(exit).not.toHaveBeenCalled();
     } finally {
       exit.mockRestore();

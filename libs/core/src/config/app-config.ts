@@ -43,6 +43,7 @@ export interface AppConfig {
   redisUrl: string;
   /** Namespaces every Redis key and BullMQ queue, so several deployments or test files can share one Redis. */
   redisPrefix: string;
+  /** Empty in a process that signs nothing (see LoadConfigOptions.usesSecretKey). */
   secretKey: string;
   /** True when SECRET_KEY was not set and the development value is in use. */
   secretKeyIsDefault: boolean;
@@ -151,7 +152,16 @@ class EnvReader {
   }
 }
 
-export function loadConfig(env: Env = process.env): AppConfig {
+export interface LoadConfigOptions {
+  /**
+   * False for a process that signs nothing (the operators): SECRET_KEY is then neither
+   * required nor read, and `secretKey` is empty, so nothing can be signed with a guessable key.
+   * Default true.
+   */
+  usesSecretKey?: boolean;
+}
+
+export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): AppConfig {
   const read = new EnvReader(env);
   const nodeEnv = read.oneOf<NodeEnv>('NODE_ENV', 'development', [
     'development',
@@ -159,17 +169,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     'test',
   ]);
 
-  const secretKey = read.raw('SECRET_KEY');
-  if (nodeEnv === 'production' && secretKey === undefined) {
-    read.problems.push('SECRET_KEY is required when NODE_ENV=production');
-  } else if (
-    nodeEnv === 'production' &&
-    secretKey !== undefined &&
-    secretKey.length < MIN_PRODUCTION_SECRET_LENGTH
-  ) {
-    read.problems.push(
-      `SECRET_KEY must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters when NODE_ENV=production`,
-    );
+  const usesSecretKey = options.usesSecretKey ?? true;
+  const secretKey = usesSecretKey ? read.raw('SECRET_KEY') : '';
+  if (usesSecretKey && nodeEnv === 'production') {
+    if (secretKey === undefined) {
+      read.problems.push('SECRET_KEY is required when NODE_ENV=production');
+    } else if (secretKey.length < MIN_PRODUCTION_SECRET_LENGTH) {
+      read.problems.push(
+        `SECRET_KEY must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters when NODE_ENV=production`,
+      );
+    }
   }
 
   const platformAdmin = read.group({
@@ -255,9 +264,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
 }
 
 /** Loads the configuration or ends the process with a message naming every bad variable. */
-export function loadConfigOrExit(env: Env = process.env): AppConfig {
+export function loadConfigOrExit(
+  env: Env = process.env,
+  options: LoadConfigOptions = {},
+): AppConfig {
   try {
-    return loadConfig(env);
+    return loadConfig(env, options);
   } catch (error) {
     if (error instanceof ConfigValidationError) {
       process.stderr.write(`${error.message}\n`);

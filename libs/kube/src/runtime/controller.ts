@@ -82,7 +82,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     });
     options.metrics.queueDepth.set({ kind: this.label }, 0);
     primary.onEvent((event) => this.enqueue(objectKey(event.object)));
-    for (const group of owned) group.onEvent((event) => this.enqueueOwners(event));
+    for (const group of owned) group.onEvent((event) => this.enqueueOwners(group.kind, event));
   }
 
   get isActive(): boolean {
@@ -113,10 +113,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     if (this.active) this.queue.add(key);
   }
 
-  private enqueueOwners(event: InformerEvent<KubeObject>): void {
+  private enqueueOwners(childKind: KindRef, event: InformerEvent<KubeObject>): void {
     const keys = new Set<string>();
     const add = (child: KubeObject) => {
-      const key = this.ownerKey(child);
+      const key = this.ownerKey(childKind, child);
       if (key) keys.add(key);
     };
     add(event.object);
@@ -124,17 +124,23 @@ export class Controller<T extends KubeObject = KubeObject> {
     for (const key of keys) this.enqueue(key);
   }
 
-  /** The key of the child's controller owner when that owner is of this controller's kind. */
-  private ownerKey(child: KubeObject): string | undefined {
+  /**
+   * The key of the child's controller owner when that owner is of this controller's kind, else
+   * of the object the reconciler's ownerOf names.
+   */
+  private ownerKey(childKind: KindRef, child: KubeObject): string | undefined {
     const { group, kind, namespaced } = this.reconciler.kind;
-    const owner = child.metadata.ownerReferences?.find(
+    const scope = (namespace: string | undefined) => (namespaced ? namespace : undefined);
+    const controller = child.metadata.ownerReferences?.find(
       (reference) =>
         reference.controller === true &&
         reference.kind === kind &&
         groupOf(reference.apiVersion) === group,
     );
-    if (!owner) return undefined;
-    return keyOf(namespaced ? child.metadata.namespace : undefined, owner.name);
+    if (controller) return keyOf(scope(child.metadata.namespace), controller.name);
+    const owner = this.reconciler.ownerOf?.(child, childKind);
+    if (!owner?.name) return undefined;
+    return keyOf(scope(owner.namespace ?? child.metadata.namespace), owner.name);
   }
 
   private async process(key: string): Promise<ReconcileResult | void> {

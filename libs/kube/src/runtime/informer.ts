@@ -138,6 +138,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
     const listed = new Set<string>();
     for (const object of items) {
+      withoutManagedFields(object);
       listed.add(objectKey(object));
       const previous = this.store.put(object);
       if (!previous) this.emit({ type: 'added', object });
@@ -191,7 +192,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         const previous = this.store.remove(namespace, name);
         if (previous) this.emit({ type: 'deleted', object });
       } else {
-        const previous = this.store.put(object);
+        const previous = this.store.put(withoutManagedFields(object));
         this.emit(previous ? { type: 'updated', object, previous } : { type: 'added', object });
       }
     }
@@ -226,6 +227,15 @@ export class Informer<T extends KubeObject = KubeObject> {
     const selector = this.options.labelSelector ? ` (${this.options.labelSelector})` : '';
     return `${kindId(this.kind)}${scope}${selector}`;
   }
+}
+
+/**
+ * Server-side apply bookkeeping often outweighs the rest of an object; reconcilers never read
+ * it, so the cache does not keep it (client-go operators commonly strip it the same way).
+ */
+function withoutManagedFields<T extends KubeObject>(object: T): T {
+  if (object.metadata?.managedFields) delete object.metadata.managedFields;
+  return object;
 }
 
 /** Like client-go: between five and ten minutes. */

@@ -1,12 +1,11 @@
-import {
-  type HttpMethod,
-  IsomorphicFetchHttpLibrary,
-  KubeConfig,
-  RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type ClusterAccess, ClientNodeAccess, KubeconfigAccess } from './cluster-access.js';
 import { apiVersionOf, type KindRef, type KubeObject, resourcePath } from './kinds.js';
 import { KubeApiError } from './kube-api-error.js';
+import { readBody, type RequestOptions, sendRequest } from './kube-http.js';
+import { inClusterKubeconfig, type ResolvedKubeconfig, resolveKubeconfig } from './kubeconfig.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
@@ -44,66 +43,92 @@ export interface KubeClientOptions {
   requestTimeoutMs?: number;
   /** Page size of lists (`limit`/`continue`); 0 lists in one response. */
   listPageSize?: number;
-}
-
-type Query = Record<string, string | undefined>;
-
-interface RequestOptions {
-  query?: Query;
-  body?: unknown;
-  contentType?: string;
-  accept?: string;
-  signal?: AbortSignal;
+  /** How long a token read from a file (a service account's) is used before reading it again. */
+  tokenRefreshMs?: number;
 }
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
 /**
- * The Kubernetes REST API over client-node's own HTTP layer: the KubeConfig supplies the
- * server, credentials and TLS settings of every request (including watches), so tokens that
- * rotate (in-cluster, exec plugins) are picked up per request.
+ * The Kubernetes REST API over node:http(s). The ClusterAccess supplies the server, the
+ * connection pool (TLS settings) and the credentials of every request, watches included, so
+ * tokens that rotate (service account token files, exec plugins) are picked up per request.
  */
 export class KubeClient {
-  private readonly http = new IsomorphicFetchHttpLibrary();
   private readonly server: string;
   private readonly requestTimeoutMs: number;
   private readonly listPageSize: number;
-  private dispatcher: ReturnType<RequestContext['getDispatcher']>;
 
   constructor(
-    readonly kubeConfig: KubeConfig,
+    private readonly access: ClusterAccess,
     options: KubeClientOptions = {},
   ) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('The kubeconfig names no current cluster');
-    this.server = cluster.server.replace(/\/+$/, '');
+    this.server = access.server.replace(/\/+$/, '');
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.listPageSize = options.listPageSize ?? 500;
   }
 
+  /** Through a @kubernetes/client-node KubeConfig (every authentication method it knows). */
   static fromKubeConfig(kubeConfig: KubeConfig, options?: KubeClientOptions): KubeClient {
-    return new KubeClient(kubeConfig, options);
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig names no current cluster');
+    const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
+    const access = new ClientNodeAccess(
+      cluster.server,
+      context?.namespace?.trim() || undefined,
+      () => kubeConfig,
+      Boolean(cluster.proxyUrl),
+    );
+    return new KubeClient(access, options);
   }
 
   /** From kubeconfig text, e.g. read from a Secret. */
   static fromKubeconfigYaml(yaml: string, options?: KubeClientOptions): KubeClient {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(yaml);
-    return new KubeClient(kubeConfig, options);
+    return KubeClient.fromResolved(resolveKubeconfig(yaml), yaml, undefined, options);
   }
 
   /** The kubeconfig file named by KUBECONFIG when set, else the pod's service account. */
-  static fromEnvironment(kubeconfigPath = process.env.KUBECONFIG): KubeClient {
-    const kubeConfig = new KubeConfig();
-    if (kubeconfigPath) kubeConfig.loadFromFile(kubeconfigPath);
-    else kubeConfig.loadFromCluster();
-    return new KubeClient(kubeConfig);
+  static fromEnvironment(
+    kubeconfigPath = process.env.KUBECONFIG,
+    options?: KubeClientOptions,
+  ): KubeClient {
+    if (!kubeconfigPath) {
+      return new KubeClient(
+        new KubeconfigAccess(inClusterKubeconfig(), options?.tokenRefreshMs),
+        options,
+      );
+    }
+    const yaml = readFileSync(kubeconfigPath, 'utf8');
+    const directory = dirname(kubeconfigPath);
+    return KubeClient.fromResolved(resolveKubeconfig(yaml, directory), yaml, directory, options);
+  }
+
+  private static fromResolved(
+    config: ResolvedKubeconfig,
+    yaml: string,
+    directory: string | undefined,
+    options: KubeClientOptions | undefined,
+  ): KubeClient {
+    if (!config.delegated) {
+      return new KubeClient(new KubeconfigAccess(config, options?.tokenRefreshMs), options);
+    }
+    const load = async () => {
+      const { KubeConfig } = await import('@kubernetes/client-node');
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(yaml);
+      if (directory) kubeConfig.makePathsAbsolute(directory);
+      return kubeConfig;
+    };
+    const proxied = config.delegated === 'proxy-url';
+    return new KubeClient(
+      new ClientNodeAccess(config.server, config.namespace, load, proxied),
+      options,
+    );
   }
 
   /** The namespace of the kubeconfig's current context (the pod's own namespace in-cluster). */
   currentNamespace(): string | undefined {
-    const context = this.kubeConfig.getContextObject(this.kubeConfig.getCurrentContext());
-    return context?.namespace?.trim() || undefined;
+    return this.access.namespace;
   }
 
   async get<T extends KubeObject>(
@@ -207,19 +232,13 @@ export class KubeClient {
     options: { container?: string; tailLines?: number } = {},
   ): Promise<string> {
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`;
-    const response = await this.send('GET', path, {
+    return this.text('GET', path, {
       query: {
         container: options.container,
         tailLines: options.tailLines === undefined ? undefined : String(options.tailLines),
       },
       accept: 'text/plain, */*',
-      signal: AbortSignal.timeout(this.requestTimeoutMs),
     });
-    const text = await response.body.text();
-    if (response.httpStatusCode >= 400) {
-      throw KubeApiError.fromResponse(response.httpStatusCode, 'GET', path, text);
-    }
-    return text;
   }
 
   /**
@@ -248,7 +267,7 @@ export class KubeClient {
     const path = resourcePath(kind, namespace);
     const run = async (): Promise<WatchEnd> => {
       touch();
-      const response = await this.send('GET', path, {
+      const response = await sendRequest(this.access, this.server, 'GET', path, {
         query: {
           watch: 'true',
           resourceVersion: options.resourceVersion || undefined,
@@ -259,22 +278,20 @@ export class KubeClient {
         },
         signal: abort.signal,
       });
-      if (response.httpStatusCode === 410) return { reason: 'expired' };
-      if (response.httpStatusCode !== 200) {
-        const text = await response.body.text();
-        const error = KubeApiError.fromResponse(response.httpStatusCode, 'GET', path, text);
+      if (response.statusCode === 410) {
+        response.resume();
+        return { reason: 'expired' };
+      }
+      if (response.statusCode !== 200) {
+        const text = await readBody(response);
+        const error = KubeApiError.fromResponse(response.statusCode ?? 0, 'GET', path, text);
         return { reason: 'failed', error };
       }
-      const stream = response.body.stream();
-      if (!stream) return { reason: 'closed' };
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
+      response.setEncoding('utf8');
       let buffer = '';
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
+      for await (const chunk of response as AsyncIterable<string>) {
         touch();
-        buffer += decoder.decode(chunk.value, { stream: true });
+        buffer += chunk;
         let newline: number;
         while ((newline = buffer.indexOf('\n')) >= 0) {
           const line = buffer.slice(0, newline).trim();
@@ -285,7 +302,6 @@ export class KubeClient {
             object: T & { code?: number; message?: string; reason?: string };
           };
           if (event.type === 'ERROR') {
-            abort.abort();
             const status = event.object;
             if (status.code === 410) return { reason: 'expired' };
             const error = new KubeApiError(
@@ -323,46 +339,30 @@ export class KubeClient {
     };
   }
 
-  private async json<T>(
-    method: HttpMethod,
-    path: string,
-    options: RequestOptions = {},
-  ): Promise<T> {
-    const response = await this.send(method, path, {
-      ...options,
-      signal: AbortSignal.timeout(this.requestTimeoutMs),
-    });
-    const text = await response.body.text();
-    if (response.httpStatusCode >= 400) {
-      throw KubeApiError.fromResponse(response.httpStatusCode, method, path, text);
-    }
+  private async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const text = await this.text(method, path, options);
     return (text === '' ? {} : JSON.parse(text)) as T;
   }
 
-  private async send(
-    method: HttpMethod,
-    path: string,
-    options: RequestOptions,
-  ): Promise<ResponseContext> {
-    const url = new URL(this.server + path);
-    for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, value);
+  /** One request within the time limit: the body as text, or KubeApiError for 4xx and 5xx. */
+  private async text(method: string, path: string, options: RequestOptions): Promise<string> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.requestTimeoutMs);
+    try {
+      const response = await sendRequest(this.access, this.server, method, path, {
+        ...options,
+        signal: deadline.signal,
+      });
+      const text = await readBody(response);
+      const status = response.statusCode ?? 0;
+      if (status >= 400) throw KubeApiError.fromResponse(status, method, path, text);
+      return text;
+    } catch (error) {
+      if (!deadline.signal.aborted) throw error;
+      throw new Error(`${method} ${path}: no answer within ${this.requestTimeoutMs} ms`);
+    } finally {
+      clearTimeout(timer);
     }
-    const context = new RequestContext(url.toString(), method);
-    context.setHeaderParam('Accept', options.accept ?? 'application/json');
-    if (options.body !== undefined) {
-      context.setHeaderParam('Content-Type', options.contentType ?? 'application/json');
-      context.setBody(JSON.stringify(options.body));
-    }
-    if (options.signal) context.setSignal(options.signal);
-    await this.kubeConfig.applySecurityAuthentication(context);
-    // The KubeConfig builds a new connection pool per call; keep the first so connections are reused.
-    const dispatcher = context.getDispatcher();
-    if (dispatcher) {
-      this.dispatcher ??= dispatcher;
-      context.setDispatcher(this.dispatcher);
-    }
-    return this.http.send(context).toPromise();
   }
 }
 

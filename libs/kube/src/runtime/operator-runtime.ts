@@ -9,7 +9,7 @@ import {
 import { APP_CONFIG, type AppConfig, Clock, HealthRegistry } from '@platform/core';
 import { Controller } from './controller.js';
 import { InformerGroup } from './informer-group.js';
-import { type KindRef, kindId, type KubeObject } from './kinds.js';
+import { type KindRef, kindId } from './kinds.js';
 import { KubeClient } from './kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { OperatorMetrics } from './operator-metrics.js';
@@ -153,15 +153,6 @@ export class OperatorRuntime implements OnApplicationBootstrap, BeforeApplicatio
 
   async whenSynced(): Promise<void> {
     await Promise.all([...this.groups.values()].map((group) => group.whenSynced()));
-  }
-
-  /** The shared cache of a kind watched with the given selector (as the reconcilers declared it). */
-  informers<T extends KubeObject>(
-    kind: KindRef,
-    labelSelector?: string,
-  ): InformerGroup<T> | undefined {
-    return this.groups.get(`${kindId(kind)}|${labelSelector ?? ''}`) as
-      InformerGroup<T> | undefined;
   }
 
   /** Resolves when no controller has queued or running work (delayed retries may wait). */

@@ -12,6 +12,11 @@ export interface ReconcileContext {
   logger: LoggerService;
 }
 
+export interface ObjectName {
+  namespace?: string;
+  name: string;
+}
+
 export interface ReconcileResult {
   requeueAfterMs?: number;
 }
@@ -20,6 +25,12 @@ export interface Reconciler<T extends KubeObject = KubeObject> {
   readonly kind: KindRef;
   /** Child kinds: their events enqueue the owner found through a controller ownerReference (same kind). */
   readonly owns?: KindRef[];
+  /**
+   * The object to reconcile for an event of an owned kind whose controller ownerReference does
+   * not name an object of this kind: children that something else controls, such as the Jobs a
+   * CronJob creates, found through a label. The namespace defaults to the child's.
+   */
+  ownerOf?(child: KubeObject, kind: KindRef): ObjectName | undefined;
   /**
    * Label selector (API string form) of the watches of the owned kinds, so the operator caches
    * only its own children rather than every Job or claim of the cluster.
