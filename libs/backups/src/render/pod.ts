@@ -17,6 +17,7 @@ import type {
   ResourceRequirements,
   Toleration,
 } from '../api/types.js';
+import { ownerReference } from '@platform/kube';
 import { RenderError } from './errors.js';
 import { POD_LAYOUT } from './restic.js';
 
@@ -66,21 +67,13 @@ export function objectMeta(
 
 /** The owner as the controller of a child, so that deleting it deletes the child. */
 export function controllerReference(owner: KubeObject): V1OwnerReference {
-  const { name, uid } = owner.metadata;
-  if (!uid || !name) {
+  if (!owner.metadata.uid || !owner.metadata.name) {
     throw new RenderError(
       'OwnerWithoutUid',
-      `${owner.kind} ${name ?? ''} has no uid to own objects`,
+      `${owner.kind} ${owner.metadata.name ?? ''} has no uid to own objects`,
     );
   }
-  return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
-    name,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return ownerReference(owner);
 }
 
 export interface PodVolume {

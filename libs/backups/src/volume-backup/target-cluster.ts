@@ -4,7 +4,7 @@ import {
   KubeClient,
   type KindRef,
   type KubeObject,
-  type ObjectCache,
+  ObjectStore,
   type ReconcileContext,
 } from '@platform/kube';
 import { BackupLabels } from '../render/volume-backup.js';
@@ -49,12 +49,12 @@ export async function remoteCluster(
   name: string,
 ): Promise<TargetCluster> {
   const labelSelector = `${BackupLabels.volumeBackup}=${name}`;
-  const snapshots = new Map<KindRef, SnapshotCache<KubeObject>>();
+  const snapshots = new Map<KindRef, ObjectStore<KubeObject>>();
   try {
     await Promise.all(
       CHILD_KINDS.map(async (kind) => {
         const { items } = await client.list(kind, namespace, { labelSelector });
-        snapshots.set(kind, new SnapshotCache(items));
+        snapshots.set(kind, ObjectStore.of(items));
       }),
     );
   } catch (error) {
@@ -62,30 +62,13 @@ export async function remoteCluster(
       `the cluster of the kubeconfig Secret could not be read: ${(error as Error).message}`,
     );
   }
-  const cacheOf = <T extends KubeObject>(kind: KindRef): SnapshotCache<T> =>
-    (snapshots.get(kind) ?? new SnapshotCache([])) as SnapshotCache<T>;
+  const cacheOf = <T extends KubeObject>(kind: KindRef): ObjectStore<T> =>
+    (snapshots.get(kind) ?? new ObjectStore()) as ObjectStore<T>;
   return {
     remote: true,
     context: { ...context, client, cache: cacheOf },
     children: <T extends KubeObject>(kind: KindRef) => cacheOf<T>(kind).list(namespace),
   };
-}
-
-/** A point-in-time list standing in for an informer cache of a cluster nothing watches. */
-class SnapshotCache<T extends KubeObject> implements ObjectCache<T> {
-  constructor(private readonly items: T[]) {}
-
-  get(namespace: string | undefined, name: string): T | undefined {
-    return this.items.find((o) => o.metadata.namespace === namespace && o.metadata.name === name);
-  }
-
-  list(namespace?: string, labelSelector?: Record<string, string>): T[] {
-    return this.items.filter(
-      (o) =>
-        (namespace === undefined || o.metadata.namespace === namespace) &&
-        Object.entries(labelSelector ?? {}).every(([k, v]) => o.metadata.labels?.[k] === v),
-    );
-  }
 }
 
 /** The kubeconfig Secret is missing, lacks its key, or holds no usable kubeconfig. */

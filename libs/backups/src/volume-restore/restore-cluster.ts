@@ -2,6 +2,7 @@ import {
   CoreKinds,
   type KubeClient,
   type KubeObject,
+  ObjectStore,
   type ObjectCache,
   type ReconcileContext,
 } from '@platform/kube';
@@ -49,26 +50,9 @@ export async function remoteRestoreCluster(
   const { namespace, name } = restore.metadata;
   const labelSelector = `${BackupLabels.volumeRestore}=${name}`;
   const { items } = await client.list<JobObject>(CoreKinds.Job, namespace, { labelSelector });
-  const jobs = new ListedObjects(items);
-  const empty = new ListedObjects<KubeObject>([]);
+  const jobs = ObjectStore.of(items);
+  const empty = new ObjectStore<KubeObject>();
   const cache = <T extends KubeObject>(kind: { kind: string }): ObjectCache<T> =>
     (kind.kind === CoreKinds.Job.kind ? jobs : empty) as unknown as ObjectCache<T>;
   return { remote: true, context: { ...context, client, cache }, jobs: () => items };
-}
-
-/** A point-in-time list standing in for an informer cache of a cluster nothing watches. */
-class ListedObjects<T extends KubeObject> implements ObjectCache<T> {
-  constructor(private readonly items: T[]) {}
-
-  get(namespace: string | undefined, name: string): T | undefined {
-    return this.items.find((o) => o.metadata.namespace === namespace && o.metadata.name === name);
-  }
-
-  list(namespace?: string, labelSelector?: Record<string, string>): T[] {
-    return this.items.filter(
-      (o) =>
-        (namespace === undefined || o.metadata.namespace === namespace) &&
-        Object.entries(labelSelector ?? {}).every(([k, v]) => o.metadata.labels?.[k] === v),
-    );
-  }
 }

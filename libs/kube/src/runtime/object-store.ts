@@ -14,6 +14,13 @@ export class ObjectStore<T extends KubeObject> implements ObjectCache<T> {
   private readonly byNamespace = new Map<string, Map<string, T>>();
   private count = 0;
 
+  /** A point-in-time list as a cache: for a cluster nothing watches, read afresh each pass. */
+  static of<T extends KubeObject>(objects: Iterable<T>): ObjectStore<T> {
+    const store = new ObjectStore<T>();
+    for (const object of objects) store.put(object);
+    return store;
+  }
+
   get size(): number {
     return this.count;
   }
