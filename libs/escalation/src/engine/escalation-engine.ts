@@ -1,59 +1,29 @@
-import { randomInt } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  AlertEventKind,
-  AlertEventsRepository,
-  EscalationOpener,
-  type EscalationOpening,
-} from '@platform/alerting';
+import { AlertEventKind, EscalationOpener, type EscalationOpening } from '@platform/alerting';
 import { Clock } from '@platform/core';
-import type { EntityManager } from 'typeorm';
-import type { PageRecipient } from '../chains/chain-snapshot.js';
 import { StepTargetResolver } from '../chains/step-targets.js';
 import {
   EscalationInstancesRepository,
-  type InstanceAdvance,
-  type InstanceRow,
-  type NewPage,
+  type TargetRecipient,
 } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
 
-/** Due steps taken per transaction: large enough for bursts, small enough to commit quickly. */
-export const STEP_BATCH = 500;
-/** Batches one run executes at once (SKIP LOCKED keeps them apart; the pool holds 10). */
-const PARALLEL_BATCHES = 4;
+/** Due steps taken per statement: large enough for bursts, small enough to commit quickly. */
+export const STEP_BATCH = 1000;
+/**
+ * Batches one run executes at once (SKIP LOCKED keeps them apart): a batch is all PostgreSQL
+ * work, so about one per core of the database; more only contend.
+ */
+const PARALLEL_BATCHES = 2;
+/** Due steps whose targets a round resolves before running (the rest wait for the next round). */
+const TARGETS_WINDOW = 2_000;
+/** How long a round runs steps on the targets it resolved before resolving them again. */
+const ROUND_MS = 2_000;
 
-const addSeconds = (at: Date, seconds: number) => new Date(at.getTime() + seconds * 1000);
-
-/** Where an instance goes after running the step it stands on (due at `dueAt`). */
-export function nextPosition(
-  instance: Pick<
-    InstanceRow,
-    'steps_count' | 'repeats' | 'next_delay' | 'first_delay' | 'repeat_count' | 'step_index'
-  >,
-  dueAt: Date,
-): Pick<InstanceAdvance, 'state' | 'repeat_count' | 'step_index' | 'next_run_at'> {
-  const next = instance.step_index + 1;
-  if (next < instance.steps_count)
-    return {
-      state: 'active',
-      repeat_count: instance.repeat_count,
-      step_index: next,
-      next_run_at: addSeconds(dueAt, instance.next_delay ?? 0),
-    };
-  if (instance.repeat_count < instance.repeats)
-    return {
-      state: 'active',
-      repeat_count: instance.repeat_count + 1,
-      step_index: 0,
-      next_run_at: addSeconds(dueAt, instance.first_delay),
-    };
-  return {
-    state: 'exhausted',
-    repeat_count: instance.repeat_count,
-    step_index: instance.step_index,
-    next_run_at: null,
-  };
+/** Whom the targets of a round page: every resolved key, and the recipients of each. */
+interface ResolvedTargets {
+  keys: string[];
+  recipients: TargetRecipient[];
 }
 
 /**
@@ -65,9 +35,10 @@ export function nextPosition(
  * BullMQ delayed job with a deterministic id; the job runs every step due by then, in batches
  * claimed with `FOR UPDATE SKIP LOCKED`, so a burst of due steps is taken by whichever jobs run
  * first and the rest find nothing left. Executing a step writes its pages (the outbox that page
- * delivery drains) and the instance's next position in one transaction: a step is paged once,
- * and a crash before the commit leaves it due for the next job or the sweeper. The write path
- * is kept to those two statements so a burst of due steps is paged quickly; each page's ledger
+ * delivery drains) and the instance's next position in one statement: a step is paged once,
+ * and a crash before the commit leaves it due for the next job or the sweeper. Whom a step
+ * pages is resolved per distinct target (a burst of thousands of steps has few) before its
+ * batches run, so a batch is one statement that never leaves PostgreSQL; each page's ledger
  * row and `paged` timeline event are written when it is delivered.
  *
  * Each step is due its delay after the previous step was due (not after it ran), so lateness
@@ -79,12 +50,13 @@ export function nextPosition(
 @Injectable()
 export class EscalationEngine extends EscalationOpener {
   private readonly logger = new Logger('escalation');
+  /** Targets resolved ahead of a due instant (see prepare), for the first run after it. */
+  private prepared: { at: number; targets: Promise<ResolvedTargets | null> } | null = null;
 
   constructor(
     private readonly clock: Clock,
     private readonly instances: EscalationInstancesRepository,
     private readonly targets: StepTargetResolver,
-    private readonly timeline: AlertEventsRepository,
     private readonly jobs: EscalationJobs,
   ) {
     super();
@@ -107,24 +79,47 @@ export class EscalationEngine extends EscalationOpener {
   }
 
   /**
-   * Runs every step due now, batch after batch; answers how many steps ran. The jobs the
-   * batches call for (their pages, the next steps) are enqueued once every due step is paged:
-   * enqueueing competes with the batches for this process, and a page is safe once written.
+   * Runs every step due now, batch after batch; answers how many steps ran. A round resolves
+   * the targets of the steps due first, then runs, in parallel batches, every due step with one
+   * of those targets (and every step of a resolved alert); the next round picks up steps with
+   * other targets, and re-resolves after ROUND_MS so a long backlog does not page by stale
+   * rosters. The jobs the batches call for (their pages, the next steps) are enqueued once
+   * every due step is paged: enqueueing competes with the batches for this process, and a page
+   * is safe once written.
    */
   async runDue(): Promise<number> {
     const pageIds: string[] = [];
     const next = new Set<number>();
-    const loop = async () => {
-      let total = 0;
-      for (;;) {
-        const batch = await this.runBatch();
-        pageIds.push(...batch.pageIds);
-        for (const dueAt of batch.next) next.add(dueAt.getTime());
-        total += batch.ran;
-        if (batch.ran < STEP_BATCH) return total;
-      }
-    };
-    const totals = await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop));
+    let total = 0;
+    for (;;) {
+      const started = this.clock.now();
+      const targets = (await this.takePrepared(started)) ?? (await this.resolveDueTargets(started));
+      const loop = async () => {
+        let ran = 0;
+        for (;;) {
+          const now = this.clock.now();
+          const batch = await this.instances.runSteps(
+            now,
+            STEP_BATCH,
+            targets.keys,
+            targets.recipients,
+            AlertEventKind.EscalationExhausted,
+          );
+          pageIds.push(...batch.page_ids);
+          for (const dueAt of batch.next_run_ats) next.add(dueAt.getTime());
+          ran += batch.ran;
+          // Fewer due rows than asked: none left. Steps left not run: their targets are new.
+          if (batch.locked < STEP_BATCH || batch.ran < batch.locked) return ran;
+          if (now.getTime() - started.getTime() >= ROUND_MS) return ran;
+        }
+      };
+      const ran = (await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop))).reduce(
+        (a, b) => a + b,
+        0,
+      );
+      total += ran;
+      if (ran === 0) break;
+    }
     // A lost enqueue leaves a pending page or a due step for the sweeper.
     await Promise.all([
       this.jobs
@@ -134,7 +129,32 @@ export class EscalationEngine extends EscalationOpener {
         ),
       this.schedule([...next].map((ms) => new Date(ms))),
     ]);
-    return totals.reduce((a, b) => a + b, 0);
+    return total;
+  }
+
+  /**
+   * Resolves, while a step job waits for its due instant, whom the steps due by then page at
+   * that instant, so the run starting at it goes straight to its batches. Steps that fall due
+   * meanwhile with other targets are resolved by the run's next round.
+   */
+  prepare(dueAt: Date): void {
+    if (this.prepared?.at === dueAt.getTime()) return;
+    this.prepared = {
+      at: dueAt.getTime(),
+      targets: this.resolveDueTargets(dueAt).catch((error: Error) => {
+        this.logger.warn(`targets not resolved ahead (the run will): ${error.message}`);
+        return null;
+      }),
+    };
+  }
+
+  /** The targets prepared for an instant that has come, unless they are older than a round. */
+  private async takePrepared(now: Date): Promise<ResolvedTargets | null> {
+    const prepared = this.prepared;
+    if (!prepared || prepared.at > now.getTime()) return null;
+    this.prepared = null;
+    if (now.getTime() - prepared.at >= ROUND_MS) return null;
+    return prepared.targets;
   }
 
   /** Restarts an acknowledged instance from step 1 if its alert still fires. */
@@ -144,96 +164,42 @@ export class EscalationEngine extends EscalationOpener {
     await this.schedule([restarted.next_run_at]);
   }
 
-  private async runBatch(): Promise<{ ran: number; pageIds: string[]; next: Date[] }> {
-    const now = this.clock.now();
-    return this.instances.transaction(async (manager) => {
-      const due = await this.instances.claimDue(manager, now, STEP_BATCH);
-      if (due.length === 0) return { ran: 0, pageIds: [], next: [] as Date[] };
-      const firing = due.filter((i) => i.alert_status === 'firing');
-      const recipients = await this.targets.resolve(
-        firing.map((i) => ({
-          organizationId: i.organization_id,
-          step: i.step,
-        })),
-        now,
-      );
-      const pages = await this.pagesOf(manager, firing, recipients);
-      const pageIds = await this.instances.insertPages(manager, pages, now);
-      const advances: InstanceAdvance[] = due.map((i) =>
-        i.alert_status === 'firing'
-          ? { id: i.id, ...nextPosition(i, i.next_run_at) }
-          : {
-              id: i.id,
-              state: 'resolved',
-              repeat_count: i.repeat_count,
-              step_index: i.step_index,
-              next_run_at: null,
-            },
-      );
-      await this.instances.advance(manager, advances, now);
-      await this.timeline.record(this.exhaustions(due, advances, now), manager);
-      const next = advances.filter((a) => a.state === 'active').map((a) => a.next_run_at!);
-      return { ran: due.length, pageIds, next };
+  /**
+   * Whom the targets of the first due steps page at `at`: accounts (with their verified number,
+   * for phone and SMS pages) and external contacts. A target that pages nobody is resolved too,
+   * so its steps run (and page nobody).
+   */
+  private async resolveDueTargets(at: Date): Promise<ResolvedTargets> {
+    const due = await this.instances.dueTargets(at, TARGETS_WINDOW);
+    const resolved = await this.targets.resolve(
+      due.map((t) => ({ organizationId: t.organization_id, step: t.step })),
+      at,
+    );
+    // Steps sharing a target may page by different channels: every account gets its number.
+    const accounts = new Set(
+      resolved.flat().flatMap((r) => (r.kind === 'account' ? [r.accountId] : [])),
+    );
+    const phones = await this.instances.verifiedPhones([...accounts]);
+    const recipients: TargetRecipient[] = [];
+    due.forEach((target, n) => {
+      for (const r of resolved[n])
+        recipients.push(
+          r.kind === 'account'
+            ? {
+                targetKey: target.target_key,
+                accountId: r.accountId,
+                contactLabel: null,
+                phoneNumber: phones.get(r.accountId) ?? null,
+              }
+            : {
+                targetKey: target.target_key,
+                accountId: null,
+                contactLabel: r.label,
+                phoneNumber: r.phoneNumber,
+              },
+        );
     });
-  }
-
-  private async pagesOf(
-    manager: EntityManager,
-    instances: readonly InstanceRow[],
-    recipients: readonly PageRecipient[][],
-  ): Promise<NewPage[]> {
-    const phoned = new Set<string>();
-    instances.forEach((instance, n) => {
-      const { step } = instance;
-      if (!step.channels.some((c) => c === 'phone' || c === 'sms')) return;
-      for (const r of recipients[n]) if (r.kind === 'account') phoned.add(r.accountId);
-    });
-    const phones = await this.instances.verifiedPhones(manager, [...phoned]);
-
-    const pages: NewPage[] = [];
-    instances.forEach((instance, n) => {
-      const { step } = instance;
-      for (const recipient of recipients[n]) {
-        for (const channel of step.channels) {
-          const byPhone = channel === 'phone' || channel === 'sms';
-          // External contacts have only a number: in-app and e-mail cannot reach them.
-          if (recipient.kind === 'contact' && !byPhone) continue;
-          pages.push({
-            instanceId: instance.id,
-            projectId: instance.project_id,
-            alertId: instance.alert_id,
-            generation: instance.generation,
-            repeatCount: instance.repeat_count,
-            stepIndex: instance.step_index,
-            channel,
-            accountId: recipient.kind === 'account' ? recipient.accountId : null,
-            contactLabel: recipient.kind === 'contact' ? recipient.label : null,
-            phoneNumber: !byPhone
-              ? null
-              : recipient.kind === 'contact'
-                ? recipient.phoneNumber
-                : (phones.get(recipient.accountId) ?? null),
-            replyCode: channel === 'sms' ? String(randomInt(100_000, 1_000_000)) : null,
-            dueAt: instance.next_run_at,
-          });
-        }
-      }
-    });
-    return pages;
-  }
-
-  /** Exhaustion is the one thing a step run records on the timeline; pages are recorded as delivered. */
-  private exhaustions(due: readonly InstanceRow[], advances: readonly InstanceAdvance[], at: Date) {
-    const exhausted = new Set(advances.filter((a) => a.state === 'exhausted').map((a) => a.id));
-    return due
-      .filter((instance) => exhausted.has(instance.id))
-      .map((instance) => ({
-        alertId: instance.alert_id,
-        projectId: instance.project_id,
-        kind: AlertEventKind.EscalationExhausted,
-        details: { escalation_instance_id: instance.id },
-        at,
-      }));
+    return { keys: due.map((t) => t.target_key), recipients };
   }
 
   private async schedule(dueAts: readonly Date[]): Promise<void> {

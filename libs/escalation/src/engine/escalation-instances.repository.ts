@@ -1,53 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import type { EscalationOpening } from '@platform/alerting';
-import { DataSource, type EntityManager } from 'typeorm';
-import type { PageChannel, StepSnapshot } from '../chains/chain-snapshot.js';
+import { DataSource } from 'typeorm';
+import type { StepSnapshot } from '../chains/chain-snapshot.js';
 
-/**
- * An instance as a step run needs it: the step it stands on and the little of the rest of its
- * chain snapshot that decides where it goes next (read in SQL, not the whole snapshot).
- */
-export interface InstanceRow {
-  id: string;
-  project_id: string;
-  alert_id: string;
+/** A target among due steps: whom a step pages, in its organization, named by `target_key`. */
+export interface DueTarget {
+  target_key: string;
   organization_id: string;
-  alert_status: 'firing' | 'resolved';
   step: StepSnapshot;
-  steps_count: number;
-  repeats: number;
-  /** the delay of the step after this one, or null when this is the last */
-  next_delay: number | null;
-  /** the delay of the first step (a repeated pass starts with it) */
-  first_delay: number;
-  generation: number;
-  repeat_count: number;
-  step_index: number;
-  next_run_at: Date;
 }
 
-/** Where an instance stands after a step ran (or opened, or restarted). */
-export interface InstanceAdvance {
-  id: string;
-  state: 'active' | 'resolved' | 'exhausted';
-  repeat_count: number;
-  step_index: number;
-  next_run_at: Date | null;
-}
-
-export interface NewPage {
-  instanceId: string;
-  projectId: string;
-  alertId: string;
-  generation: number;
-  repeatCount: number;
-  stepIndex: number;
-  channel: PageChannel;
+/** One recipient of the steps whose target is `targetKey` (phone number for phone and SMS pages). */
+export interface TargetRecipient {
+  targetKey: string;
   accountId: string | null;
   contactLabel: string | null;
   phoneNumber: string | null;
-  replyCode: string | null;
-  dueAt: Date;
+}
+
+/**
+ * What one batch of steps did: how many due rows it took, how many of their steps ran (the
+ * others have targets not resolved yet), the pages written, when the next steps are due.
+ */
+export interface StepsRun {
+  locked: number;
+  ran: number;
+  page_ids: string[];
+  next_run_ats: Date[];
 }
 
 /** An instance's scheduled step: where it stands and when the step is due. */
@@ -72,14 +51,104 @@ const SNAPSHOT = `
              ORDER BY s.position, s.id)
         FROM escalation_step s WHERE s.chain_id = c.id), '[]'::jsonb))`;
 
+/** The step an instance stands on. */
+const STEP = `(i.chain_snapshot -> 'steps' -> i.step_index)`;
+/** The key of a step's target in an organization (see DueTarget). */
+const targetKey = (organization: string, step: string) =>
+  `concat_ws('/', ${organization}, ${step} ->> 'target_type',
+     coalesce(${step} ->> 'target_roster_id', ''), coalesce(${step} ->> 'target_member_id', ''),
+     coalesce(${step} ->> 'target_role', ''))`;
+
+/**
+ * Runs a batch of due steps in one statement (one round trip, one commit): locks the first $2
+ * due rows (`FOR UPDATE SKIP LOCKED`, so concurrent runners split the work; the due index
+ * alone decides which), runs those of instances whose alert resolved or whose target is among
+ * the resolved ones ($3) and leaves the others due, writes the pages of the firing ones (one
+ * per recipient ($4..$7) and channel; contacts by phone and SMS only),
+ * moves each instance on (the next step due its delay after this one was due; after the last,
+ * the next pass while repeats remain, else exhausted; resolved when its alert is), moves or
+ * deletes its due row and records exhaustion on the timeline. SMS reply codes take their
+ * digits from gen_random_uuid(), which draws on the strong random source.
+ */
+const RUN_STEPS = `
+  WITH locked AS MATERIALIZED (
+    SELECT instance_id, due_at FROM escalation_due
+     WHERE due_at <= $1
+     ORDER BY due_at
+     LIMIT $2
+     FOR UPDATE SKIP LOCKED
+  ), claimed AS MATERIALIZED (
+    SELECT i.id, i.project_id, i.alert_id, a.status = 'firing' AS firing, i.generation,
+           i.repeat_count, i.step_index, d.due_at, s.step -> 'channels' AS channels, k.target_key,
+           i.step_index + 1 < jsonb_array_length(c.steps) AS has_next,
+           i.repeat_count < (i.chain_snapshot ->> 'repeats')::int AS has_pass,
+           (c.steps -> (i.step_index + 1) ->> 'delay_seconds')::int AS next_delay,
+           (c.steps -> 0 ->> 'delay_seconds')::int AS first_delay
+      FROM locked d
+      JOIN escalation_instance i ON i.id = d.instance_id
+      JOIN alert a ON a.id = i.alert_id
+      JOIN project p ON p.id = i.project_id
+      -- OFFSET 0 keeps each extraction from the snapshot evaluated once per row.
+      CROSS JOIN LATERAL (SELECT i.chain_snapshot -> 'steps' AS steps OFFSET 0) c
+      CROSS JOIN LATERAL (SELECT c.steps -> i.step_index AS step OFFSET 0) s
+      CROSS JOIN LATERAL (SELECT ${targetKey('p.organization_id', 's.step')} AS target_key OFFSET 0) k
+     WHERE i.state = 'active' AND (a.status <> 'firing' OR k.target_key = ANY ($3::text[]))
+  ), moved AS MATERIALIZED (
+    SELECT id, alert_id, project_id,
+           CASE WHEN NOT firing THEN 'resolved' WHEN has_next OR has_pass THEN 'active'
+                ELSE 'exhausted' END AS state,
+           CASE WHEN firing AND NOT has_next AND has_pass THEN repeat_count + 1
+                ELSE repeat_count END AS repeat_count,
+           CASE WHEN firing AND has_next THEN step_index + 1 WHEN firing AND has_pass THEN 0
+                ELSE step_index END AS step_index,
+           CASE WHEN firing AND has_next THEN due_at + make_interval(secs => next_delay)
+                WHEN firing AND has_pass THEN due_at + make_interval(secs => first_delay)
+                END AS next_run_at
+      FROM claimed
+  ), recipient AS (
+    SELECT * FROM unnest($4::text[], $5::uuid[], $6::text[], $7::text[])
+      AS r (target_key, account_id, contact_label, phone_number)
+  ), pages AS (
+    INSERT INTO escalation_page
+      (instance_id, project_id, alert_id, generation, repeat_count, step_index, channel,
+       account_id, contact_label, phone_number, status, reply_code, due_at, created_at)
+    SELECT c.id, c.project_id, c.alert_id, c.generation, c.repeat_count, c.step_index, ch.channel,
+           r.account_id, r.contact_label,
+           CASE WHEN ch.channel IN ('phone', 'sms') THEN r.phone_number END, 'pending',
+           CASE WHEN ch.channel = 'sms' THEN (100000 + ('x' || left(replace(
+             gen_random_uuid()::text, '-', ''), 8))::bit(32)::bigint % 900000)::text END,
+           c.due_at, $1
+      FROM claimed c
+      JOIN recipient r ON r.target_key = c.target_key
+      CROSS JOIN LATERAL jsonb_array_elements_text(c.channels) AS ch (channel)
+     WHERE c.firing AND (r.account_id IS NOT NULL OR ch.channel IN ('phone', 'sms'))
+    RETURNING id
+  ), instances AS (
+    UPDATE escalation_instance i
+       SET state = m.state, repeat_count = m.repeat_count, step_index = m.step_index,
+           exhausted_at = CASE WHEN m.state = 'exhausted' THEN $1::timestamptz END,
+           resolved_at = CASE WHEN m.state = 'resolved' THEN $1::timestamptz END,
+           updated_at = $1
+      FROM moved m WHERE i.id = m.id
+  ), rescheduled AS (
+    UPDATE escalation_due d SET due_at = m.next_run_at
+      FROM moved m WHERE d.instance_id = m.id AND m.state = 'active'
+  ), finished AS (
+    DELETE FROM escalation_due d USING moved m WHERE d.instance_id = m.id AND m.state <> 'active'
+  ), exhausted AS (
+    INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+    SELECT alert_id, project_id, $8::text, jsonb_build_object('escalation_instance_id', id), $1
+      FROM moved WHERE state = 'exhausted'
+  )
+  SELECT (SELECT count(*) FROM locked)::int AS locked, (SELECT count(*) FROM claimed)::int AS ran,
+         coalesce((SELECT array_agg(id) FROM pages), '{}') AS page_ids,
+         coalesce((SELECT array_agg(DISTINCT next_run_at) FROM moved WHERE state = 'active'),
+                  '{}') AS next_run_ats`;
+
 /** Every read and write of escalation instances, set-based: a fixed number of statements per batch. */
 @Injectable()
 export class EscalationInstancesRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
 
   /**
    * Opens one instance per opening (firing episode) with a snapshot of its chain, the first
@@ -157,107 +226,62 @@ export class EscalationInstancesRepository {
   }
 
   /**
-   * Locks the due rows of up to `limit` instances whose step is due at `at`, oldest due first;
-   * rows another transaction holds are skipped, so concurrent runners split the work. Whoever
-   * else stops an instance (acknowledgement, resolution) deletes its due row first and so waits
-   * for a run that holds it, never the other way round.
+   * The distinct targets of the firing steps among the first `limit` due by `at` (in due
+   * order), one step each, for resolving whom they page before running them.
    */
-  async claimDue(manager: EntityManager, at: Date, limit: number): Promise<InstanceRow[]> {
-    return manager.query(
-      `SELECT i.id, i.project_id, i.alert_id, p.organization_id, a.status AS alert_status,
-              i.chain_snapshot -> 'steps' -> i.step_index AS step,
-              jsonb_array_length(i.chain_snapshot -> 'steps') AS steps_count,
-              (i.chain_snapshot ->> 'repeats')::int AS repeats,
-              (i.chain_snapshot -> 'steps' -> (i.step_index + 1) ->> 'delay_seconds')::int
-                AS next_delay,
-              (i.chain_snapshot -> 'steps' -> 0 ->> 'delay_seconds')::int AS first_delay,
-              i.generation, i.repeat_count, i.step_index, d.due_at AS next_run_at
-         FROM escalation_due d
-         JOIN escalation_instance i ON i.id = d.instance_id
-         JOIN alert a ON a.id = i.alert_id
-         JOIN project p ON p.id = i.project_id
-        WHERE d.due_at <= $1 AND i.state = 'active'
-        ORDER BY d.due_at
-        LIMIT $2
-        FOR UPDATE OF d SKIP LOCKED`,
+  async dueTargets(at: Date, limit: number): Promise<DueTarget[]> {
+    return this.dataSource.query(
+      `SELECT DISTINCT ON (target_key) target_key, organization_id, step FROM (
+         SELECT ${targetKey('p.organization_id', STEP)} AS target_key, p.organization_id,
+                ${STEP} AS step
+           FROM (SELECT instance_id FROM escalation_due WHERE due_at <= $1
+                  ORDER BY due_at LIMIT $2) d
+           JOIN escalation_instance i ON i.id = d.instance_id
+           JOIN alert a ON a.id = i.alert_id
+           JOIN project p ON p.id = i.project_id
+          WHERE i.state = 'active' AND a.status = 'firing') due
+        ORDER BY target_key`,
       [at, limit],
     );
   }
 
-  /** Moves claimed instances on: their new position, and their next due time or none. */
-  async advance(manager: EntityManager, advances: readonly InstanceAdvance[], at: Date) {
-    if (advances.length === 0) return;
-    await manager.query(
-      `WITH v AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::timestamptz[])
-           AS v (id, state, repeat_count, step_index, next_run_at)
-       ), moved AS (
-         UPDATE escalation_instance i
-            SET state = v.state, repeat_count = v.repeat_count, step_index = v.step_index,
-                exhausted_at = CASE WHEN v.state = 'exhausted' THEN $6::timestamptz END,
-                resolved_at = CASE WHEN v.state = 'resolved' THEN $6::timestamptz END,
-                updated_at = $6
-           FROM v WHERE i.id = v.id
-       ), rescheduled AS (
-         UPDATE escalation_due d SET due_at = v.next_run_at
-           FROM v WHERE d.instance_id = v.id AND v.state = 'active'
-       )
-       DELETE FROM escalation_due d USING v WHERE d.instance_id = v.id AND v.state <> 'active'`,
-      [
-        advances.map((a) => a.id),
-        advances.map((a) => a.state),
-        advances.map((a) => a.repeat_count),
-        advances.map((a) => a.step_index),
-        advances.map((a) => a.next_run_at),
-        at,
-      ],
-    );
+  /**
+   * Runs the first `limit` steps due by `at` that no one else holds, those whose target is among
+   * `targets` (whose recipients are `recipients`) or whose alert resolved; see RUN_STEPS. One statement is its
+   * own transaction: a step's pages and its instance's next position commit together, so a
+   * step is paged once, and a crash before the commit leaves it due. Whoever else stops an
+   * instance (acknowledgement, resolution) deletes its due row first and so waits for a run
+   * that holds it, never the other way round.
+   */
+  async runSteps(
+    at: Date,
+    limit: number,
+    targets: readonly string[],
+    recipients: readonly TargetRecipient[],
+    exhaustedKind: string,
+  ): Promise<StepsRun> {
+    const [run]: StepsRun[] = await this.dataSource.query(RUN_STEPS, [
+      at,
+      limit,
+      targets,
+      recipients.map((r) => r.targetKey),
+      recipients.map((r) => r.accountId),
+      recipients.map((r) => r.contactLabel),
+      recipients.map((r) => r.phoneNumber),
+      exhaustedKind,
+    ]);
+    return run;
   }
 
   /** Account phone numbers (verified ones only) for phone and SMS pages. */
-  async verifiedPhones(manager: EntityManager, accountIds: readonly string[]) {
+  async verifiedPhones(accountIds: readonly string[]) {
     if (accountIds.length === 0) return new Map<string, string>();
-    const rows: Array<{ id: string; phone_number: string }> = await manager.query(
+    const rows: Array<{ id: string; phone_number: string }> = await this.dataSource.query(
       `SELECT id, phone_number FROM account
         WHERE id = ANY ($1::uuid[]) AND phone_number IS NOT NULL AND phone_verified_at IS NOT NULL`,
       [accountIds],
     );
     return new Map(rows.map((r) => [r.id, r.phone_number]));
-  }
-
-  /** Writes the pages of executed steps; answers their ids. */
-  async insertPages(manager: EntityManager, pages: readonly NewPage[], at: Date) {
-    if (pages.length === 0) return [];
-    const rows: Array<{ id: string }> = await manager.query(
-      `INSERT INTO escalation_page
-         (instance_id, project_id, alert_id, generation, repeat_count, step_index, channel,
-          account_id, contact_label, phone_number, status, reply_code, due_at, created_at)
-       SELECT v.instance_id, v.project_id, v.alert_id, v.generation, v.repeat_count, v.step_index,
-              v.channel, v.account_id, v.contact_label, v.phone_number, 'pending', v.reply_code,
-              v.due_at, $13
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::int[], $6::int[],
-                     $7::text[], $8::uuid[], $9::text[], $10::text[], $11::text[],
-                     $12::timestamptz[])
-           AS v (instance_id, project_id, alert_id, generation, repeat_count, step_index,
-                 channel, account_id, contact_label, phone_number, reply_code, due_at)
-       RETURNING id`,
-      [
-        pages.map((p) => p.instanceId),
-        pages.map((p) => p.projectId),
-        pages.map((p) => p.alertId),
-        pages.map((p) => p.generation),
-        pages.map((p) => p.repeatCount),
-        pages.map((p) => p.stepIndex),
-        pages.map((p) => p.channel),
-        pages.map((p) => p.accountId),
-        pages.map((p) => p.contactLabel),
-        pages.map((p) => p.phoneNumber),
-        pages.map((p) => p.replyCode),
-        pages.map((p) => p.dueAt),
-        at,
-      ],
-    );
-    return rows.map((r) => r.id);
   }
 
   /**

@@ -3,8 +3,11 @@ import { Clock } from '@platform/core';
 import { JobName, JobQueue } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
 
-/** How long before its due instant a step job is released from BullMQ's delayed set. */
-export const STEP_JOB_LEAD_MS = 150;
+/**
+ * How long before its due instant a step job is released from BullMQ's delayed set: BullMQ
+ * promotes a delayed job up to ~150 ms late, and the job uses the rest to resolve its targets.
+ */
+export const STEP_JOB_LEAD_MS = 500;
 
 export interface ReEscalation {
   instanceId: string;
@@ -49,8 +52,7 @@ export class EscalationJobs {
       JobName.EscalationStep,
       instants.map((dueAt) => ({
         data: { dueAt: dueAt.toISOString() },
-        // BullMQ promotes a delayed job up to ~100 ms late; the job starts early instead and
-        // waits for the due instant itself (see EscalationProcessor).
+        // Released early, the job waits for the due instant itself (see EscalationProcessor).
         options: this.options(
           EscalationJobs.stepJobId(dueAt),
           new Date(dueAt.getTime() - STEP_JOB_LEAD_MS),

@@ -21,11 +21,18 @@ export class EscalationProcessor {
     private readonly engine: EscalationEngine,
   ) {}
 
-  /** Released slightly early (STEP_JOB_LEAD_MS), the job waits for its due instant. */
+  /**
+   * Released early (STEP_JOB_LEAD_MS), the job resolves the targets of its steps meanwhile and
+   * waits for its due instant.
+   */
   @OnJob(JobName.EscalationStep)
   async step(job: JobPayloads[JobName.EscalationStep]): Promise<{ ran: number }> {
-    const early = new Date(job.dueAt).getTime() - this.clock.now().getTime();
-    if (early > 0) await sleep(Math.min(early, STEP_JOB_LEAD_MS * 2));
+    const dueAt = new Date(job.dueAt);
+    const early = dueAt.getTime() - this.clock.now().getTime();
+    if (early > 0) {
+      this.engine.prepare(dueAt);
+      await sleep(Math.min(early, STEP_JOB_LEAD_MS * 2));
+    }
     return { ran: await this.requestRun() };
   }
 
