@@ -5,3 +5,4 @@ export * from './queue-name.js';
 export * from './queue.module.js';
 export * from './redis.provider.js';
 export * from './worker-runtime.module.js';
+export * from './recovery-sweeper.js';

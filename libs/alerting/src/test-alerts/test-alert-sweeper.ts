@@ -1,11 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { RecoverySweeper } from '@platform/queue';
 import { TestAlertJobs } from './test-alert-jobs.js';
 import { TestAlertsRepository } from './test-alerts.repository.js';
 
@@ -13,35 +8,19 @@ import { TestAlertsRepository } from './test-alerts.repository.js';
 const SWEEP_LIMIT = 1000;
 
 /**
- * Makes sure every due test alert gets its auto-resolution job, whatever happened to Redis
- * (a flush, a failover, an enqueue that failed after the commit): on worker start and every
- * ESCALATION_SWEEP_INTERVAL_MS it enqueues the job of each unsettled test alert due by the
- * clock (ids are deterministic, so a queued job is not duplicated) and promotes one still
- * delayed. A timer of the worker process, not a repeatable job, which a flush would erase too.
+ * Makes sure every due test alert gets its auto-resolution job, whatever happened to Redis:
+ * every ESCALATION_SWEEP_INTERVAL_MS it enqueues the job of each unsettled test alert due by
+ * the clock and promotes one still delayed.
  */
 @Injectable()
-export class TestAlertSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('test-alert-sweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
+export class TestAlertSweeper extends RecoverySweeper {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
     private readonly testAlerts: TestAlertsRepository,
     private readonly jobs: TestAlertJobs,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.config.escalationSweepIntervalMs);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  ) {
+    super('test-alert-sweeper', config.escalationSweepIntervalMs);
   }
 
   async sweep(): Promise<void> {
@@ -49,14 +28,5 @@ export class TestAlertSweeper implements OnApplicationBootstrap, OnApplicationSh
     if (due.length === 0) return;
     await this.jobs.enqueue(due.map((d) => ({ alertId: d.alert_id, resolveAt: d.resolve_at })));
     await this.jobs.promote(due.map((d) => d.alert_id));
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.sweep()
-      .catch((error: Error) => this.logger.warn(`sweep failed: ${error.message}`))
-      .finally(() => {
-        this.running = null;
-      });
   }
 }

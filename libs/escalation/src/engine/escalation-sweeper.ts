@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
-import { JobName, JobQueue } from '@platform/queue';
+import { JobName, JobQueue, RecoverySweeper } from '@platform/queue';
 import { EscalationInstancesRepository } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
 
@@ -16,37 +10,20 @@ const SWEEP_LIMIT = 5000;
 const STALE_PAGE_MS = 30_000;
 
 /**
- * Recovers escalation work that Redis lost (a flush, a failover, an enqueue that failed after
- * a commit): on worker start and every ESCALATION_SWEEP_INTERVAL_MS it re-enqueues every due
- * step, every due re-escalation and every page left pending. Job ids are deterministic, so work
- * still queued is not duplicated; a delayed job that is already due by the clock is promoted.
- * It is a timer of the worker process rather than a BullMQ repeatable job, which a Redis flush
- * would erase with everything else.
+ * Recovers escalation work that Redis lost: every ESCALATION_SWEEP_INTERVAL_MS it re-enqueues
+ * every due step, every due re-escalation and every page left pending, and promotes a delayed
+ * job that is already due by the clock.
  */
 @Injectable()
-export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('escalation-sweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
+export class EscalationSweeper extends RecoverySweeper {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
     private readonly instances: EscalationInstancesRepository,
     private readonly jobs: EscalationJobs,
     private readonly queue: JobQueue,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.config.escalationSweepIntervalMs);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  ) {
+    super('escalation-sweeper', config.escalationSweepIntervalMs);
   }
 
   /** One sweep; resolves when it is done. */
@@ -82,14 +59,5 @@ export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationS
         if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
       }),
     );
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.sweep()
-      .catch((error: Error) => this.logger.warn(`sweep failed: ${error.message}`))
-      .finally(() => {
-        this.running = null;
-      });
   }
 }

@@ -1,0 +1,45 @@
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+
+/**
+ * Recovers queued work that Redis lost (a flush, a failover, an enqueue that failed after a
+ * commit) from the database, which holds the truth: `sweep()` runs on worker start and then
+ * every `intervalMs`, never twice at once. It is a timer of the worker process rather than a
+ * BullMQ repeatable job, which a Redis flush would erase with everything else; jobs carry
+ * deterministic ids, so a sweep does not duplicate work still queued.
+ */
+export abstract class RecoverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private readonly logger: Logger;
+
+  protected constructor(
+    name: string,
+    private readonly intervalMs: number,
+  ) {
+    this.logger = new Logger(name);
+  }
+
+  /** One sweep; resolves when it is done. */
+  abstract sweep(): Promise<void>;
+
+  onApplicationBootstrap(): void {
+    this.tick();
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.sweep()
+      .catch((error: Error) => this.logger.warn(`sweep failed: ${error.message}`))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+}
