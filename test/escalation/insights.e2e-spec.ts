@@ -5,6 +5,7 @@ import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app
 import { alertingTeam, alertsProject } from '../support/alerting.js';
 import { bearer, mintToken, type TestAccount } from '../support/identity.js';
 import { ACKS, ALERTS, EVENTS, INSTANCES, LEDGER, NOW, type Who } from './insights-data-set.js';
+import { rollupDrift } from './insights-reference.js';
 
 type Body = Record<string, unknown>;
 
@@ -255,6 +256,16 @@ describe('alert insights', () => {
         { account_id: ghostId, name: null, notified: 2, called: 1, acked: 1 },
       ],
     });
+  });
+
+  it('reads whole days from rollups that agree with the raw rows of the data set', async () => {
+    expect(await rollupDrift(db)).toEqual({});
+    const [{ days }] = await db.query<Array<{ days: number }>>(
+      'SELECT count(DISTINCT day)::int AS days FROM insights_alert_day WHERE project_id = $1',
+      [projectId],
+    );
+    // 12-01 (a9), 01-01, 02-20, 03-03 (a5, a6), 03-05, 03-08, 03-09 (a2, a3), 03-10
+    expect(days).toBe(8);
   });
 
   it('keeps to its own project: the other project counts only its own data', async () => {

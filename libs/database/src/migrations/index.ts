@@ -10,6 +10,7 @@ import { Escalation1764000000007 } from './1764000000007-escalation.js';
 import { AlertSearch1764000000008 } from './1764000000008-alert-search.js';
 import { AuditLog1764000000009 } from './1764000000009-audit-log.js';
 import { AlertInsights1764000000010 } from './1764000000010-alert-insights.js';
+import { InsightsRollups1764000000011 } from './1764000000011-insights-rollups.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -29,4 +30,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AlertSearch1764000000008,
   AuditLog1764000000009,
   AlertInsights1764000000010,
+  InsightsRollups1764000000011,
 ];

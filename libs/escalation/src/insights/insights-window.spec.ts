@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseInsightsDays, share } from './insights-window.js';
+import { insightsWindow, parseInsightsDays, share } from './insights-window.js';
 
 describe('parseInsightsDays', () => {
   it('defaults to 7 and accepts exactly 7, 30 and 90', () => {
@@ -35,5 +35,25 @@ describe('share', () => {
     expect(share(1, 20000)).toBe(0.0001);
     expect(share(1, 20001)).toBe(0);
     expect(share(5, 5)).toBe(1);
+  });
+});
+
+describe('insightsWindow', () => {
+  it('starts days x 24 h before now; whole days from the next UTC midnight', () => {
+    expect(insightsWindow(new Date('2026-03-10T12:00:00.000Z'), 7)).toEqual({
+      since: new Date('2026-03-03T12:00:00.000Z'),
+      fullDaysFrom: new Date('2026-03-04T00:00:00.000Z'),
+    });
+    expect(insightsWindow(new Date('2026-03-31T23:59:59.999Z'), 30)).toEqual({
+      since: new Date('2026-03-01T23:59:59.999Z'),
+      fullDaysFrom: new Date('2026-03-02T00:00:00.000Z'),
+    });
+  });
+
+  it('reads the first day raw in full when the window starts at midnight', () => {
+    expect(insightsWindow(new Date('2026-03-10T00:00:00.000Z'), 90)).toEqual({
+      since: new Date('2025-12-10T00:00:00.000Z'),
+      fullDaysFrom: new Date('2025-12-11T00:00:00.000Z'),
+    });
   });
 });

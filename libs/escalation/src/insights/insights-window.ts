@@ -26,3 +26,17 @@ export function parseInsightsDays(value: unknown): InsightsDays {
 export function share(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part * 10_000) / whole) / 10_000;
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The window of `days` days before `now`: it starts `days` x 24 h before now, and its whole UTC
+ * days begin at the first midnight after that start.
+ */
+export function insightsWindow(now: Date, days: InsightsDays): { since: Date; fullDaysFrom: Date } {
+  const since = now.getTime() - days * DAY_MS;
+  return {
+    since: new Date(since),
+    fullDaysFrom: new Date((Math.floor(since / DAY_MS) + 1) * DAY_MS),
+  };
+}

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { type InsightsDays, share } from './insights-window.js';
+import { type InsightsDays, insightsWindow, share } from './insights-window.js';
 import { InsightsRepository } from './insights.repository.js';
-
-const DAY_MS = 86_400_000;
 
 /** Seconds to the millisecond, so interpolated percentiles carry no binary noise. */
 const seconds = (value: number) => Math.round(value * 1000) / 1000;
@@ -15,13 +13,17 @@ const seconds = (value: number) => Math.round(value * 1000) / 1000;
  *   firing that was kept) counts as acknowledged at once: its MTTA sample is 0, never negative.
  * - MTTA percentiles are rounded to the millisecond.
  * - `top_noisy` ties are ordered by alertname (byte order); events count in the window by when
- *   they were recorded, under the alert's current alertname label.
+ *   they were recorded, under the alert's current alertname label (renaming an alert moves its
+ *   counted events to the new name).
  * - `escalations.acks_by_channel` and `on_call_load` count escalation ledger rows written in the
  *   window (history: un-acknowledging removes no ledger row); an SMS reply is a phone
  *   acknowledgement. `on_call_load` lists accounts with at least one row, busiest first
  *   (notified + called + acked), then by account id; external phone contacts are not accounts
  *   and are not listed.
- * The queries run at once, each in its own snapshot.
+ * Whole UTC days of the window are read from per-day rollups that triggers keep in the writers'
+ * transactions, the partial first day from the raw rows (see the insights-rollups migration);
+ * figures are exact, never sampled or estimated. Timeline events removed by the retention prune
+ * are older than every window. The queries run at once, each in its own snapshot.
  */
 @Injectable()
 export class InsightsService {
@@ -31,12 +33,13 @@ export class InsightsService {
   ) {}
 
   async compute(projectId: string, days: InsightsDays) {
-    const since = new Date(this.clock.now().getTime() - days * DAY_MS);
-    const [alerts, noisy, escalations, ledger] = await Promise.all([
-      this.insights.alerts(projectId, since),
-      this.insights.topNoisy(projectId, since),
-      this.insights.escalations(projectId, since),
-      this.insights.ledger(projectId, since),
+    const window = insightsWindow(this.clock.now(), days);
+    const [alerts, mtta, noisy, escalations, ledger] = await Promise.all([
+      this.insights.alerts(projectId, window),
+      this.insights.mtta(projectId, window),
+      this.insights.topNoisy(projectId, window),
+      this.insights.escalations(projectId, window),
+      this.insights.ledger(projectId, window),
     ]);
     const byDay = new Map<string, Record<string, number>>();
     for (const row of alerts.volume) {
@@ -51,8 +54,8 @@ export class InsightsService {
         acked_share: share(alerts.acked, alerts.alerts),
       },
       mtta: {
-        median_seconds: alerts.mtta ? seconds(alerts.mtta[0]) : null,
-        p90_seconds: alerts.mtta ? seconds(alerts.mtta[1]) : null,
+        median_seconds: mtta ? seconds(mtta[0]) : null,
+        p90_seconds: mtta ? seconds(mtta[1]) : null,
       },
       volume: [...byDay].map(([date, severities]) => ({ date, severities })),
       top_noisy: noisy,
