@@ -11,6 +11,7 @@ import { AlertSearch1764000000008 } from './1764000000008-alert-search.js';
 import { AuditLog1764000000009 } from './1764000000009-audit-log.js';
 import { AlertInsights1764000000010 } from './1764000000010-alert-insights.js';
 import { InsightsRollups1764000000011 } from './1764000000011-insights-rollups.js';
+import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-page-indexes.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -31,4 +32,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AuditLog1764000000009,
   AlertInsights1764000000010,
   InsightsRollups1764000000011,
+  EscalationPageIndexes1764000000012,
 ];
