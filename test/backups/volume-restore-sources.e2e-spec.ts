@@ -1,84 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  VolumeBackupKind,
-  type VolumeRestore,
-  VolumeRestoreKind,
-  type VolumeRestoreSpec,
-} from '@platform/backups';
-import { CoreKinds, KubeClient, type KubeObject } from '@platform/kube';
+import { describe, expect, it } from '@jest/globals';
+import { VolumeBackupKind, VolumeRestoreKind, type VolumeRestoreSpec } from '@platform/backups';
+import { CoreKinds, type KubeObject } from '@platform/kube';
 import { FakeKubeApiServer } from '@platform/testing';
-import {
-  type BackupOperator,
-  eventually,
-  startBackupApiServer,
-  startBackupOperator,
-} from './support.js';
+import { iso, NS, REPOSITORY, type RestoreJob, useRestoreHarness } from './restore-support.js';
+import { eventually } from './support.js';
 
-const NS = 'shop';
-const REPOSITORY = {
-  type: 's3' as const,
-  url: 's3:https://s3.example.com/bucket/shop',
-  secretRef: { name: 'repo' },
-};
-type Job = KubeObject<
-  {
-    template: {
-      spec: {
-        containers: Array<{ command: string[]; env: unknown[]; envFrom: unknown[] }>;
-        volumes: unknown[];
-      };
-    };
-  },
-  Record<string, unknown>
->;
-
-let server: FakeKubeApiServer;
-let operator: BackupOperator;
-let client: KubeClient;
-
-beforeAll(async () => {
-  server = await startBackupApiServer();
-  client = KubeClient.fromKubeConfig(server.kubeConfig());
-  operator = await startBackupOperator(server);
-  await client.create(VolumeBackupKind, {
-    apiVersion: 'backups.k8s.neutral.com/v1',
-    kind: 'VolumeBackup',
-    metadata: { name: 'nightly', namespace: NS },
-    spec: { volumeClaimRef: { name: 'data' }, repository: REPOSITORY },
-  });
-});
-
-afterAll(async () => {
-  await operator?.close();
-  await server?.stop();
-});
-
-afterEach(async () => {
-  await operator.settled();
-});
-
-async function createRestore(
-  name: string,
-  spec: Partial<VolumeRestoreSpec>,
-): Promise<VolumeRestore> {
-  return client.create<VolumeRestore>(VolumeRestoreKind, {
-    apiVersion: 'backups.k8s.neutral.com/v1',
-    kind: 'VolumeRestore',
-    metadata: { name, namespace: NS },
-    spec: spec as VolumeRestoreSpec,
-  });
-}
-
-const restoreOf = (name: string) => server.get<VolumeRestore>(VolumeRestoreKind, NS, name)!;
-const statusOf = (name: string) => restoreOf(name).status ?? {};
-const jobOf = (name: string) => server.get<Job>(CoreKinds.Job, NS, name);
-const restoreJobs = (restore: string) =>
-  server
-    .list<Job>(CoreKinds.Job, NS)
-    .filter((job) => job.metadata.labels?.['backups.k8s.neutral.com/volume-restore'] === restore)
-    .map((job) => job.metadata.name)
-    .sort();
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const t = useRestoreHarness();
+const { createRestore, statusOf, jobOf, restoreJobs } = t;
 
 describe('VolumeRestore sources and targets', () => {
   it.each([
@@ -100,13 +28,13 @@ describe('VolumeRestore sources and targets', () => {
       message,
       conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSource', message }],
     });
-    await operator.settled();
+    await t.operator.settled();
     expect(restoreJobs(name)).toEqual([]);
-    expect(server.get(CoreKinds.PersistentVolumeClaim, NS, `${name}-restored`)).toBeUndefined();
+    expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, `${name}-restored`)).toBeUndefined();
   });
 
   it("fails when the VolumeBackup's repository Secret is in another namespace", async () => {
-    await client.create(VolumeBackupKind, {
+    await t.client.create(VolumeBackupKind, {
       apiVersion: 'backups.k8s.neutral.com/v1',
       kind: 'VolumeBackup',
       metadata: { name: 'central', namespace: 'ops' },
@@ -123,7 +51,7 @@ describe('VolumeRestore sources and targets', () => {
       conditions: [{ type: 'Ready', status: 'False', reason: 'SecretNamespaceMismatch' }],
     });
     expect(restoreJobs('crossns')).toEqual([]);
-    expect(server.get(CoreKinds.PersistentVolumeClaim, NS, 'crossns-restored')).toBeUndefined();
+    expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, 'crossns-restored')).toBeUndefined();
   });
 
   it('fails a new claim without a size, and refuses to take over a claim it did not create', async () => {
@@ -141,7 +69,7 @@ describe('VolumeRestore sources and targets', () => {
       'targetPVC.size is required when targetPVC.createNew is true',
     );
 
-    server.put(CoreKinds.PersistentVolumeClaim, {
+    t.server.put(CoreKinds.PersistentVolumeClaim, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name: 'taken-restored', namespace: NS },
@@ -174,7 +102,7 @@ describe('VolumeRestore sources and targets', () => {
     );
     expect(restoreJobs('inplace')).toEqual([]);
 
-    const claim = server.put(CoreKinds.PersistentVolumeClaim, {
+    const claim = t.server.put(CoreKinds.PersistentVolumeClaim, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name: 'data-existing', namespace: NS, labels: { app: 'shop' } },
@@ -185,7 +113,7 @@ describe('VolumeRestore sources and targets', () => {
       },
       status: { phase: 'Bound', capacity: { storage: '5Gi' } },
     }) as KubeObject;
-    await operator.advance({ seconds: 15 });
+    await t.operator.advance({ seconds: 15 });
     await eventually(() => expect(restoreJobs('inplace')).toEqual(['inplace-restore-1']));
     await eventually(() =>
       expect(statusOf('inplace').targetInfo).toEqual({
@@ -200,9 +128,9 @@ describe('VolumeRestore sources and targets', () => {
       name: 'restore',
       persistentVolumeClaim: { claimName: 'data-existing' },
     });
-    const after = server.get<KubeObject>(CoreKinds.PersistentVolumeClaim, NS, 'data-existing')!;
+    const after = t.server.get<KubeObject>(CoreKinds.PersistentVolumeClaim, NS, 'data-existing')!;
     expect(after.metadata.resourceVersion).toBe(claim.metadata.resourceVersion);
-    expect(server.get(CoreKinds.PersistentVolumeClaim, NS, 'inplace-restored')).toBeUndefined();
+    expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, 'inplace-restored')).toBeUndefined();
   });
 
   it('waits for a VolumeBackup that does not exist yet', async () => {
@@ -217,13 +145,13 @@ describe('VolumeRestore sources and targets', () => {
         conditions: [{ reason: 'SourceNotFound' }],
       }),
     );
-    await client.create(VolumeBackupKind, {
+    await t.client.create(VolumeBackupKind, {
       apiVersion: 'backups.k8s.neutral.com/v1',
       kind: 'VolumeBackup',
       metadata: { name: 'weekly', namespace: NS },
       spec: { volumeClaimRef: { name: 'archive' }, host: 'archive-host', repository: REPOSITORY },
     });
-    await operator.advance({ seconds: 30 });
+    await t.operator.advance({ seconds: 30 });
     await eventually(() => expect(restoreJobs('later')).toEqual(['later-restore-1']));
     await eventually(() =>
       expect(statusOf('later').sourceInfo).toMatchObject({ host: 'archive-host' }),
@@ -233,7 +161,7 @@ describe('VolumeRestore sources and targets', () => {
   it('runs in the cluster its kubeconfig Secret names, and removes the Jobs there on deletion', async () => {
     const remote = await FakeKubeApiServer.start({ bookmarkIntervalMs: 200 });
     try {
-      server.put(CoreKinds.Secret, {
+      t.server.put(CoreKinds.Secret, {
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: { name: 'edge-kubeconfig', namespace: NS },
@@ -245,22 +173,22 @@ describe('VolumeRestore sources and targets', () => {
         kubeconfig: { inCluster: false, secretRef: { name: 'edge-kubeconfig' } },
       });
       await eventually(() => expect(remote.get(CoreKinds.Job, NS, 'edge-restore-1')).toBeDefined());
-      const job = remote.get<Job>(CoreKinds.Job, NS, 'edge-restore-1')!;
+      const job = remote.get<RestoreJob>(CoreKinds.Job, NS, 'edge-restore-1')!;
       expect(job.metadata.ownerReferences).toBeUndefined();
       expect(remote.get(CoreKinds.PersistentVolumeClaim, NS, 'edge-restored')).toBeDefined();
       expect(restoreJobs('edge')).toEqual([]);
-      expect(server.get(CoreKinds.PersistentVolumeClaim, NS, 'edge-restored')).toBeUndefined();
+      expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, 'edge-restored')).toBeUndefined();
 
       // Nothing watches the remote cluster: its Job is polled.
-      const started = iso(operator.clock.now());
+      const started = iso(t.operator.clock.now());
       remote.put(CoreKinds.Job, { ...job, status: { active: 1, startTime: started } });
-      await operator.advance({ seconds: 15 });
+      await t.operator.advance({ seconds: 15 });
       await eventually(() =>
         expect(statusOf('edge')).toMatchObject({ phase: 'Running', startTime: started }),
       );
 
-      await client.delete(VolumeRestoreKind, NS, 'edge');
-      await eventually(() => expect(server.get(VolumeRestoreKind, NS, 'edge')).toBeUndefined());
+      await t.client.delete(VolumeRestoreKind, NS, 'edge');
+      await eventually(() => expect(t.server.get(VolumeRestoreKind, NS, 'edge')).toBeUndefined());
       expect(remote.get(CoreKinds.Job, NS, 'edge-restore-1')).toBeUndefined();
       expect(remote.get(CoreKinds.PersistentVolumeClaim, NS, 'edge-restored')).toBeDefined();
     } finally {

@@ -1,27 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  RESTORE_SPEC_ANNOTATION,
-  VolumeBackupKind,
-  type VolumeRestore,
-  VolumeRestoreKind,
-  type VolumeRestoreSpec,
-} from '@platform/backups';
-import { CoreKinds, KubeClient, type KubeObject } from '@platform/kube';
-import type { FakeKubeApiServer } from '@platform/testing';
-import {
-  type BackupOperator,
-  eventually,
-  RESYNC_PERIOD_SECONDS,
-  startBackupApiServer,
-  startBackupOperator,
-} from './support.js';
+import { describe, expect, it } from '@jest/globals';
+import { RESTORE_SPEC_ANNOTATION, VolumeRestoreKind } from '@platform/backups';
+import { CoreKinds, type KubeObject } from '@platform/kube';
+import { iso, NS, REPOSITORY, useRestoreHarness } from './restore-support.js';
+import { eventually, RESYNC_PERIOD_SECONDS } from './support.js';
 
-const NS = 'shop';
-const REPOSITORY = {
-  type: 's3' as const,
-  url: 's3:https://s3.example.com/bucket/shop',
-  secretRef: { name: 'repo' },
-};
 const STATUS_LINE = (
   done: number,
   files: number,
@@ -38,69 +20,12 @@ const STATUS_LINE = (
     bytes_restored: bytes,
   });
 
-type Job = KubeObject<
-  {
-    template: {
-      spec: {
-        containers: Array<{ command: string[]; env: unknown[]; envFrom: unknown[] }>;
-        volumes: unknown[];
-      };
-    };
-  },
-  Record<string, unknown>
->;
-
-let server: FakeKubeApiServer;
-let operator: BackupOperator;
-let client: KubeClient;
-
-beforeAll(async () => {
-  server = await startBackupApiServer();
-  client = KubeClient.fromKubeConfig(server.kubeConfig());
-  operator = await startBackupOperator(server);
-  await client.create(VolumeBackupKind, {
-    apiVersion: 'backups.k8s.neutral.com/v1',
-    kind: 'VolumeBackup',
-    metadata: { name: 'nightly', namespace: NS },
-    spec: { volumeClaimRef: { name: 'data' }, repository: REPOSITORY },
-  });
-});
-
-afterAll(async () => {
-  await operator?.close();
-  await server?.stop();
-});
-
-afterEach(async () => {
-  await operator.settled();
-});
-
-async function createRestore(
-  name: string,
-  spec: Partial<VolumeRestoreSpec>,
-): Promise<VolumeRestore> {
-  return client.create<VolumeRestore>(VolumeRestoreKind, {
-    apiVersion: 'backups.k8s.neutral.com/v1',
-    kind: 'VolumeRestore',
-    metadata: { name, namespace: NS },
-    spec: spec as VolumeRestoreSpec,
-  });
-}
-
-const restoreOf = (name: string) => server.get<VolumeRestore>(VolumeRestoreKind, NS, name)!;
-const statusOf = (name: string) => restoreOf(name).status ?? {};
-const jobOf = (name: string) => server.get<Job>(CoreKinds.Job, NS, name);
-const restoreJobs = (restore: string) =>
-  server
-    .list<Job>(CoreKinds.Job, NS)
-    .filter((job) => job.metadata.labels?.['backups.k8s.neutral.com/volume-restore'] === restore)
-    .map((job) => job.metadata.name)
-    .sort();
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const t = useRestoreHarness();
+const { createRestore, statusOf, jobOf, restoreJobs } = t;
 
 /** Sets a Job's status as the Job controller would. */
 function setJobStatus(name: string, status: Record<string, unknown>): void {
-  server.put(CoreKinds.Job, { ...jobOf(name)!, status });
+  t.server.put(CoreKinds.Job, { ...jobOf(name)!, status });
 }
 
 /** Puts the Job's pod as the Job controller and kubelet would, with its restic container's state. */
@@ -111,7 +36,7 @@ function putPod(
   terminated?: Record<string, unknown>,
 ): void {
   const owner = jobOf(job)!;
-  server.put(CoreKinds.Pod, {
+  t.server.put(CoreKinds.Pod, {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
@@ -136,7 +61,7 @@ function putPod(
           name: 'restic',
           state: terminated
             ? { terminated }
-            : { running: { startedAt: iso(operator.clock.now()) } },
+            : { running: { startedAt: iso(t.operator.clock.now()) } },
         },
       ],
     },
@@ -159,7 +84,7 @@ describe('VolumeRestore lifecycle', () => {
 
     // Pending: the claim and the first Job exist, nothing runs yet.
     await eventually(() => expect(statusOf('orders').phase).toBe('Pending'));
-    const t0 = iso(operator.clock.now());
+    const t0 = iso(t.operator.clock.now());
     expect(statusOf('orders')).toMatchObject({
       phase: 'Pending',
       message: 'waiting for Job orders-restore-1 to start',
@@ -182,7 +107,7 @@ describe('VolumeRestore lifecycle', () => {
       ],
       observedGeneration: 1,
     });
-    const claim = server.get<KubeObject>(CoreKinds.PersistentVolumeClaim, NS, 'orders-restored')!;
+    const claim = t.server.get<KubeObject>(CoreKinds.PersistentVolumeClaim, NS, 'orders-restored')!;
     expect(claim.spec).toEqual({
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: '2Gi' } },
@@ -214,9 +139,9 @@ describe('VolumeRestore lifecycle', () => {
     });
 
     // Running: progress comes from restic's latest status line in the pod's log.
-    operator.clock.advance({ seconds: 2 });
-    const started1 = iso(operator.clock.now());
-    server.setPodLog(
+    t.operator.clock.advance({ seconds: 2 });
+    const started1 = iso(t.operator.clock.now());
+    t.server.setPodLog(
       NS,
       'orders-restore-1-a',
       `${STATUS_LINE(0.1, 1, 400, { files: 40, bytes: 4000 })}\n`,
@@ -240,7 +165,7 @@ describe('VolumeRestore lifecycle', () => {
     );
 
     // While it runs the log is read again every few seconds.
-    server.setPodLog(
+    t.server.setPodLog(
       NS,
       'orders-restore-1-a',
       [
@@ -250,7 +175,7 @@ describe('VolumeRestore lifecycle', () => {
       ].join('\n'),
       'restic',
     );
-    await operator.advance({ seconds: 5 });
+    await t.operator.advance({ seconds: 5 });
     await eventually(() =>
       expect(statusOf('orders').progress).toEqual({
         filesTotal: 40,
@@ -262,7 +187,7 @@ describe('VolumeRestore lifecycle', () => {
     );
 
     // The Job gives up: Retrying, with the next attempt 10 s after the failure.
-    const failedAt = operator.clock.now();
+    const failedAt = t.operator.clock.now();
     putPod('orders-restore-1', 'orders-restore-1-a', 'Failed', {
       exitCode: 1,
       message:
@@ -300,12 +225,12 @@ describe('VolumeRestore lifecycle', () => {
     );
 
     // A spec change after the start changes nothing: the retry runs what the first attempt ran.
-    await client.mergePatch(VolumeRestoreKind, NS, 'orders', {
+    await t.client.mergePatch(VolumeRestoreKind, NS, 'orders', {
       spec: { restoreSpec: { paths: ['/elsewhere'] }, jobConfig: { retries: 5 } },
     });
-    await operator.advance({ seconds: 9 });
+    await t.operator.advance({ seconds: 9 });
     expect(restoreJobs('orders')).toEqual(['orders-restore-1']);
-    await operator.advance({ seconds: 1 });
+    await t.operator.advance({ seconds: 1 });
     await eventually(() =>
       expect(restoreJobs('orders')).toEqual(['orders-restore-1', 'orders-restore-2']),
     );
@@ -324,9 +249,9 @@ describe('VolumeRestore lifecycle', () => {
     );
 
     // Running again, with the new attempt's progress.
-    operator.clock.advance({ seconds: 3 });
-    const started2 = iso(operator.clock.now());
-    server.setPodLog(
+    t.operator.clock.advance({ seconds: 3 });
+    const started2 = iso(t.operator.clock.now());
+    t.server.setPodLog(
       NS,
       'orders-restore-2-b',
       STATUS_LINE(0.5, 20, 2000, { files: 40, bytes: 4000 }),
@@ -350,8 +275,8 @@ describe('VolumeRestore lifecycle', () => {
     );
 
     // Succeeded: the final figures and the snapshot come from the termination message.
-    operator.clock.advance({ seconds: 85 });
-    const done = operator.clock.now();
+    t.operator.clock.advance({ seconds: 85 });
+    const done = t.operator.clock.now();
     putPod('orders-restore-2', 'orders-restore-2-b', 'Succeeded', {
       exitCode: 0,
       message:
@@ -429,17 +354,17 @@ describe('VolumeRestore lifecycle', () => {
     });
 
     // Finished for good: resyncs and Job events write nothing and start nothing.
-    await operator.settled();
-    const writes = server.mutations({ kind: 'VolumeRestore', name: 'orders' });
-    const jobWrites = server.mutations({ kind: 'Job', namespace: NS });
+    await t.operator.settled();
+    const writes = t.server.mutations({ kind: 'VolumeRestore', name: 'orders' });
+    const jobWrites = t.server.mutations({ kind: 'Job', namespace: NS });
     setJobStatus('orders-restore-1', {
       failed: 7,
       ...failed('BackoffLimitExceeded', 'again', done),
     });
-    await operator.advance({ seconds: RESYNC_PERIOD_SECONDS + 1 });
-    await operator.settled();
-    expect(server.mutations({ kind: 'VolumeRestore', name: 'orders' })).toBe(writes);
-    expect(server.mutations({ kind: 'Job', namespace: NS })).toBe(jobWrites);
+    await t.operator.advance({ seconds: RESYNC_PERIOD_SECONDS + 1 });
+    await t.operator.settled();
+    expect(t.server.mutations({ kind: 'VolumeRestore', name: 'orders' })).toBe(writes);
+    expect(t.server.mutations({ kind: 'Job', namespace: NS })).toBe(jobWrites);
     expect(restoreJobs('orders')).toEqual(['orders-restore-1', 'orders-restore-2']);
   });
 
@@ -458,18 +383,18 @@ describe('VolumeRestore lifecycle', () => {
       (jobOf('ledger-restore-1')!.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds,
     ).toBe(600);
 
-    const failedAt1 = operator.clock.now();
+    const failedAt1 = t.operator.clock.now();
     setJobStatus(
       'ledger-restore-1',
       failed('DeadlineExceeded', 'Job was active longer than specified deadline', failedAt1),
     );
     await eventually(() => expect(statusOf('ledger').phase).toBe('Retrying'));
-    await operator.advance({ seconds: 10 });
+    await t.operator.advance({ seconds: 10 });
     await eventually(() =>
       expect(restoreJobs('ledger')).toEqual(['ledger-restore-1', 'ledger-restore-2']),
     );
 
-    const failedAt2 = operator.clock.now();
+    const failedAt2 = t.operator.clock.now();
     setJobStatus(
       'ledger-restore-2',
       failed('BackoffLimitExceeded', 'Job has reached the specified backoff limit', failedAt2),
@@ -511,7 +436,7 @@ describe('VolumeRestore lifecycle', () => {
     });
     // Only the newest failed Job stays (keepFailedJobs 1); no further attempt starts.
     await eventually(() => expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']));
-    await operator.advance({ minutes: 10 });
+    await t.operator.advance({ minutes: 10 });
     expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']);
     expect(statusOf('ledger').phase).toBe('Failed');
   });
@@ -522,9 +447,9 @@ describe('VolumeRestore lifecycle', () => {
       targetPVC: { size: '1Gi' },
     });
     await eventually(() => expect(restoreJobs('gone')).toEqual(['gone-restore-1']));
-    await client.delete(VolumeRestoreKind, NS, 'gone');
-    await eventually(() => expect(server.get(VolumeRestoreKind, NS, 'gone')).toBeUndefined());
+    await t.client.delete(VolumeRestoreKind, NS, 'gone');
+    await eventually(() => expect(t.server.get(VolumeRestoreKind, NS, 'gone')).toBeUndefined());
     await eventually(() => expect(restoreJobs('gone')).toEqual([]));
-    expect(server.get(CoreKinds.PersistentVolumeClaim, NS, 'gone-restored')).toBeDefined();
+    expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, 'gone-restored')).toBeDefined();
   });
 });
