@@ -8,7 +8,7 @@ import {
   type EscalationOpening,
 } from '../../libs/alerting/src/dispatch/escalation-opener.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, eventually } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 type Body = Record<string, unknown>;
@@ -24,20 +24,6 @@ class RecordingEscalationOpener extends EscalationOpener {
   resolved(_projectId: string, alertIds: readonly string[]): Promise<void> {
     this.resolvedAlerts.push(...alertIds);
     return Promise.resolve();
-  }
-}
-
-async function eventually<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -8,25 +8,11 @@ import {
   createMailingApiTestApp,
   type MailingTestApp,
 } from '../support/api-app.js';
-import { type AlertingTeam, alertingTeam } from '../support/alerting.js';
+import { type AlertingTeam, alertingTeam, eventually } from '../support/alerting.js';
 import { bearer, mintToken } from '../support/identity.js';
 import { type ReceivedWebhook, WebhookReceiver } from './endpoints-receiver.js';
 
 type Body = Record<string, unknown>;
-
-async function eventually<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const SWEEP_MS = 100;
 /** Long enough for several sweeps and the jobs they would enqueue. */

@@ -3,7 +3,7 @@ import { EscalationEngine } from '@platform/escalation';
 import { deleteRedisPrefix, FakeTwilio } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
+import { alertsProject, eventually } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 interface StepSpec {
@@ -21,20 +21,6 @@ interface PageRow {
   repeat_count: number;
   step_index: number;
   status: string;
-}
-
-async function eventually<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 const SWEEP_MS = 100;
