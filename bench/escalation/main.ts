@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
-import { EscalationJobs } from '@platform/escalation';
+import { AlertEventKind } from '@platform/alerting';
+import { EscalationInstancesRepository, EscalationJobs, STEP_BATCH } from '@platform/escalation';
 import { createTestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { ApiModule } from '../../apps/api/api.module.js';
@@ -13,6 +14,8 @@ const WORKERS = Number(process.env.BENCH_ESCALATION_WORKERS ?? 2);
 const LEAD_MS = Number(process.env.BENCH_ESCALATION_LEAD_MS ?? 5_000);
 const TIMEOUT_MS = 120_000;
 const POLL_MS = Number(process.env.BENCH_ESCALATION_POLL_MS ?? 25);
+/** Print the plan of one batch of steps (EXPLAIN ANALYZE, rolled back) before the run. */
+const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
@@ -23,6 +26,44 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+/**
+ * The plan of one batch as the engine runs it, in a transaction that is rolled back. Every
+ * seeded step pages a member, so the recipients are the members themselves.
+ */
+async function explainBatch(db: DataSource, at: Date): Promise<void> {
+  const targets = await new EscalationInstancesRepository(db).dueTargets(at, ESCALATIONS);
+  const recipients = targets.map((t) => ({
+    targetKey: t.target_key,
+    accountId: t.step.target_member_id,
+    contactLabel: null,
+    phoneNumber: null,
+  }));
+  const runner = db.createQueryRunner();
+  await runner.startTransaction();
+  try {
+    const explaining = {
+      query: async (sql: string, params: unknown[]) => {
+        const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(
+          `EXPLAIN (ANALYZE, BUFFERS, WAL) ${sql}`,
+          params,
+        );
+        for (const row of plan) log(`    ${row['QUERY PLAN']}`);
+        return [{ locked: 0, ran: 0, page_ids: [], next_run_ats: [] }];
+      },
+    } as unknown as DataSource;
+    await new EscalationInstancesRepository(explaining).runSteps(
+      at,
+      STEP_BATCH,
+      targets.map((t) => t.target_key),
+      recipients,
+      AlertEventKind.EscalationExhausted,
+    );
+  } finally {
+    await runner.rollbackTransaction();
+    await runner.release();
+  }
+}
 
 /**
  * Opens ESCALATIONS escalations whose first step falls due at the same instant, with the step
@@ -44,6 +85,8 @@ async function main(): Promise<void> {
     log(
       `${ESCALATIONS} escalations seeded in ${((performance.now() - setup) / 1000).toFixed(1)} s`,
     );
+
+    if (EXPLAIN) await explainBatch(db, dueAt);
 
     // Due LEAD_MS from now: the jobs go in as the engine's delayed jobs.
     const due = Date.now() + LEAD_MS;
