@@ -242,6 +242,21 @@ describe('VolumeBackup operator: children, steady state and deletion', () => {
       });
       expect(cronJob('vb-invalid', 'bad-schedule-backup')).toBeUndefined();
     });
+
+    it('refuses a name its restore-test CronJob cannot carry, creating none of its CronJobs', async () => {
+      const name = 'orders-database-primary-volume-snapshots';
+      expect(name).toHaveLength(40);
+      await create('vb-invalid', name, { restoreTest: { enabled: true } });
+      const backup = await reconciled('vb-invalid', name);
+      expect(backup.status).toMatchObject({
+        phase: 'Failed',
+        message: `the name "${name}" is too long: its CronJob "${name}-restore-test" would have 53 characters, and Kubernetes allows 52; rename the VolumeBackup to at most 39 characters`,
+        conditions: [{ type: 'Ready', status: 'False', reason: 'NameTooLong' }],
+      });
+      await operator.settled();
+      expect(cronJob('vb-invalid', `${name}-backup`)).toBeUndefined();
+      expect(server.mutations({ kind: 'CronJob', namespace: 'vb-invalid' })).toBe(0);
+    });
   });
 
   it('writes nothing in steady state, through a resync and a relist', async () => {

@@ -1,5 +1,12 @@
+import { volumeBackupChildNames } from '../render/volume-backup.js';
 import type { BackupProblem } from './backup-status.js';
 import { cronScheduleProblem } from './cron-schedule.js';
+
+/**
+ * Kubernetes refuses CronJob names over 52 characters: the Jobs it creates append 11 (a dash
+ * and the scheduled minute).
+ */
+export const CRONJOB_NAME_MAX = 52;
 
 /** The parts of a defaulted VolumeBackup spec the schema cannot check by itself. */
 export interface ValidatedSpec {
@@ -13,12 +20,25 @@ export interface ValidatedSpec {
 /**
  * What makes a VolumeBackup impossible to carry out as written, checked before anything is
  * created. A pod can only read Secrets of its own namespace, so a repository secret elsewhere
- * can never work.
+ * can never work. The CronJobs take their names from the VolumeBackup's, so a long name
+ * leaves no room for their suffixes: a name may have 45 characters, 39 with restoreTest
+ * enabled.
  */
 export function volumeBackupProblem(
-  namespace: string,
+  { namespace, name }: { namespace: string; name: string },
   spec: ValidatedSpec,
 ): BackupProblem | undefined {
+  const names = volumeBackupChildNames(name);
+  const cronJobs = [names.backupCronJob];
+  if (spec.check?.enabled) cronJobs.push(names.checkCronJob);
+  if (spec.restoreTest?.enabled) cronJobs.push(names.restoreTestCronJob);
+  const longest = cronJobs.reduce((a, b) => (b.length > a.length ? b : a));
+  if (longest.length > CRONJOB_NAME_MAX) {
+    return {
+      reason: 'NameTooLong',
+      message: `the name "${name}" is too long: its CronJob "${longest}" would have ${longest.length} characters, and Kubernetes allows ${CRONJOB_NAME_MAX}; rename the VolumeBackup to at most ${name.length - (longest.length - CRONJOB_NAME_MAX)} characters`,
+    };
+  }
   const secretRef = spec.repository.secretRef;
   if (secretRef.namespace && secretRef.namespace !== namespace) {
     return {

@@ -105,7 +105,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         buildProblemStatus(previous, problem, context.clock.now()),
       );
 
-    const problem = volumeBackupProblem(namespace, spec);
+    const problem = volumeBackupProblem({ namespace, name }, spec);
     if (problem) {
       await report(problem);
       return;
