@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { PUBLIC_ROUTE } from '@platform/core';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { safeEqual } from '../auth/secrets.js';
-import type { Account, ApiToken, Membership } from '../entities.js';
+import type { Account, ApiToken, Membership, Project } from '../entities.js';
 import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { ProjectsRepository } from '../organizations/projects.repository.js';
@@ -38,6 +38,12 @@ interface Tenant {
 function pathParam(request: AuthenticatedRequest, name: string): string | undefined {
   const value: unknown = request.params[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The `organization_id` query parameter, when one is given. */
+function requestedOrganization(request: AuthenticatedRequest): string | undefined {
+  const query = request.query.organization_id;
+  return typeof query === 'string' && query !== '' ? query : undefined;
 }
 
 const unauthorized = (
@@ -75,6 +81,11 @@ export class AccessGuard implements CanActivate {
       );
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    // The project is read while the credential is checked, and looked at only once the caller
+    // is authenticated, so an anonymous caller learns nothing from it; when authentication
+    // fails first, nobody awaits the read, whose failure is then of no interest.
+    const project = policy.scope === 'project' ? this.projectOf(request) : undefined;
+    project?.catch(() => undefined);
     const identity = await this.authenticate(request, policy);
     if (policy.interactiveOnly && identity.token) {
       throw new IdentityException(
@@ -85,7 +96,10 @@ export class AccessGuard implements CanActivate {
     if (policy.platformAdmin && !identity.account.isPlatformAdmin) {
       throw new IdentityException(IdentityErrorCode.Forbidden, 'Only platform admins may do this');
     }
-    const tenant = await this.resolveTenant(request, policy.scope, identity);
+    const tenant =
+      policy.scope === 'project'
+        ? await this.projectTenant(request, await project!, identity)
+        : await this.resolveTenant(request, policy.scope, identity);
     const permissions = this.permissionsOf(identity.account, tenant.membership);
     if (policy.permission) this.authorize(policy, identity, permissions);
 
@@ -133,32 +147,38 @@ export class AccessGuard implements CanActivate {
     return { account: verified.account, token: null, via: credential.kind };
   }
 
+  /** The project the path names (null when it names none that exists). */
+  private async projectOf(request: AuthenticatedRequest): Promise<Project | null> {
+    const projectId = pathParam(request, 'project_id');
+    return projectId && UUID.test(projectId) ? this.projects.findById(projectId) : null;
+  }
+
+  private async projectTenant(
+    request: AuthenticatedRequest,
+    project: Project | null,
+    identity: Identity,
+  ): Promise<Tenant> {
+    const requested = requestedOrganization(request);
+    if (!project || (requested && requested !== project.organizationId)) throw notFound('Project');
+    // A project-bound token (an ingest token) names its project; any other one is refused
+    // as such, as the alerting API specifies, rather than hidden behind a 404.
+    if (identity.token?.projectId && identity.token.projectId !== project.id) {
+      throw new IdentityException(
+        IdentityErrorCode.StaticTokenCrossProject,
+        'This token is bound to a different project',
+      );
+    }
+    const membership = await this.membershipIn(identity, project.organizationId, 'Project');
+    return { organizationId: project.organizationId, projectId: project.id, membership };
+  }
+
   private async resolveTenant(
     request: AuthenticatedRequest,
-    scope: TenantScope,
+    scope: Exclude<TenantScope, 'project'>,
     identity: Identity,
   ): Promise<Tenant> {
     if (scope === 'account') return { organizationId: null, projectId: null, membership: null };
-    const query = request.query.organization_id;
-    const requested = typeof query === 'string' && query !== '' ? query : undefined;
-
-    if (scope === 'project') {
-      const projectId = pathParam(request, 'project_id');
-      const project =
-        projectId && UUID.test(projectId) ? await this.projects.findById(projectId) : null;
-      if (!project || (requested && requested !== project.organizationId))
-        throw notFound('Project');
-      // A project-bound token (an ingest token) names its project; any other one is refused
-      // as such, as the alerting API specifies, rather than hidden behind a 404.
-      if (identity.token?.projectId && identity.token.projectId !== project.id) {
-        throw new IdentityException(
-          IdentityErrorCode.StaticTokenCrossProject,
-          'This token is bound to a different project',
-        );
-      }
-      const membership = await this.membershipIn(identity, project.organizationId, 'Project');
-      return { organizationId: project.organizationId, projectId: project.id, membership };
-    }
+    const requested = requestedOrganization(request);
 
     let organizationId =
       pathParam(request, 'org_id') ?? requested ?? identity.token?.organizationId;

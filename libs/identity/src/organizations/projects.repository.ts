@@ -7,8 +7,26 @@ import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
 export class ProjectsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  findById(id: string): Promise<Project | null> {
-    return this.dataSource.getRepository(Project).findOneBy({ id });
+  /** Every project-scoped request reads its project here first, so the statement is written out. */
+  async findById(id: string): Promise<Project | null> {
+    const rows: Array<{
+      organization_id: string;
+      name: string;
+      created_at: Date;
+      updated_at: Date;
+    }> = await this.dataSource.query(
+      'SELECT organization_id, name, created_at, updated_at FROM project WHERE id = $1',
+      [id],
+    );
+    if (rows.length === 0) return null;
+    const [row] = rows;
+    return Object.assign(new Project(), {
+      id,
+      organizationId: row.organization_id,
+      name: row.name,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    });
   }
 
   findInOrganization(id: string, organizationId: string): Promise<Project | null> {

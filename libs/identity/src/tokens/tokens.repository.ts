@@ -2,6 +2,33 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { Account, ApiToken, Membership } from '../entities.js';
 
+/** A token row with its owner's columns and, when there is one, the owner's membership. */
+interface OwnedTokenRow {
+  id: string;
+  organization_id: string;
+  account_id: string;
+  project_id: string | null;
+  name: string;
+  kind: ApiToken['kind'];
+  last4: string;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  account_login: string;
+  account_name: string;
+  account_email_verified_at: Date | null;
+  account_is_platform_admin: boolean;
+  account_phone_number: string | null;
+  account_phone_verified_at: Date | null;
+  account_created_at: Date;
+  account_updated_at: Date;
+  membership_id: string | null;
+  membership_role: Membership['role'];
+  membership_permissions: Membership['permissions'];
+  membership_created_at: Date;
+  membership_updated_at: Date;
+}
+
 /** last_used_at is written at most once a minute per token, not on every request. */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 
@@ -15,33 +42,71 @@ export class TokensRepository {
 
   /**
    * A live token with its owner and the owner's membership in the token's organization (null
-   * when there is none), in one round trip: every static-token request starts here.
+   * when there is none), in one round trip: every static-token request starts here, so the
+   * statement is written out and its rows mapped by hand rather than built per request.
    */
   async findActiveWithOwner(
     tokenHash: string,
   ): Promise<{ token: ApiToken; account: Account; membership: Membership | null } | null> {
-    const row = await this.dataSource
-      .getRepository(ApiToken)
-      .createQueryBuilder('token')
-      .innerJoinAndMapOne('token.owner', Account, 'account', 'account.id = token.accountId')
-      .leftJoinAndMapOne(
-        'token.ownerMembership',
-        Membership,
-        'membership',
-        'membership.accountId = token.accountId AND membership.organizationId = token.organizationId',
-      )
-      .where('token.tokenHash = :tokenHash AND token.revokedAt IS NULL', { tokenHash })
-      .getOne();
-    if (!row) return null;
-    const { owner, ownerMembership, ...fields } = row as ApiToken & {
-      owner: Account;
-      ownerMembership?: Membership | null;
-    };
-    return {
-      token: Object.assign(new ApiToken(), fields),
-      account: owner,
-      membership: ownerMembership ?? null,
-    };
+    const rows: OwnedTokenRow[] = await this.dataSource.query(
+      `SELECT t.id, t.organization_id, t.account_id, t.project_id, t.name, t.kind, t.last4,
+              t.scopes, t.created_at, t.last_used_at,
+              a.login AS account_login, a.name AS account_name,
+              a.email_verified_at AS account_email_verified_at,
+              a.is_platform_admin AS account_is_platform_admin,
+              a.phone_number AS account_phone_number,
+              a.phone_verified_at AS account_phone_verified_at,
+              a.created_at AS account_created_at, a.updated_at AS account_updated_at,
+              m.id AS membership_id, m.role AS membership_role,
+              m.permissions AS membership_permissions, m.created_at AS membership_created_at,
+              m.updated_at AS membership_updated_at
+         FROM api_token t
+         JOIN account a ON a.id = t.account_id
+         LEFT JOIN membership m
+           ON m.account_id = t.account_id AND m.organization_id = t.organization_id
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+      [tokenHash],
+    );
+    if (rows.length === 0) return null;
+    const [row] = rows;
+    const token = Object.assign(new ApiToken(), {
+      id: row.id,
+      organizationId: row.organization_id,
+      accountId: row.account_id,
+      projectId: row.project_id,
+      name: row.name,
+      kind: row.kind,
+      tokenHash,
+      last4: row.last4,
+      scopes: row.scopes,
+      createdAt: row.created_at,
+      lastUsedAt: row.last_used_at,
+      revokedAt: null,
+    });
+    const account = Object.assign(new Account(), {
+      id: row.account_id,
+      login: row.account_login,
+      name: row.account_name,
+      emailVerifiedAt: row.account_email_verified_at,
+      isPlatformAdmin: row.account_is_platform_admin,
+      phoneNumber: row.account_phone_number,
+      phoneVerifiedAt: row.account_phone_verified_at,
+      createdAt: row.account_created_at,
+      updatedAt: row.account_updated_at,
+    });
+    const membership =
+      row.membership_id === null
+        ? null
+        : Object.assign(new Membership(), {
+            id: row.membership_id,
+            organizationId: row.organization_id,
+            accountId: row.account_id,
+            role: row.membership_role,
+            permissions: row.membership_permissions,
+            createdAt: row.membership_created_at,
+            updatedAt: row.membership_updated_at,
+          });
+    return { token, account, membership };
   }
 
   create(fields: Omit<ApiToken, 'id' | 'lastUsedAt' | 'revokedAt'>): Promise<ApiToken> {
