@@ -33,6 +33,20 @@ describe('VolumeRestore sources and targets', () => {
     expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, `${name}-restored`)).toBeUndefined();
   });
 
+  it('fails a name its last Job cannot carry and creates nothing', async () => {
+    const name = 'orders-database-primary-restore-before-migration-00421';
+    expect(name).toHaveLength(54);
+    await createRestore(name, { sourceRepository: REPOSITORY, targetPVC: { size: '1Gi' } });
+    await eventually(() => expect(statusOf(name).phase).toBe('Failed'));
+    expect(statusOf(name)).toMatchObject({
+      message: `the name "${name}" is too long: the Job of its last attempt, "${name}-restore-4", would have 64 characters, and Kubernetes allows 63; rename the VolumeRestore to at most 53 characters`,
+      conditions: [{ type: 'Ready', status: 'False', reason: 'NameTooLong' }],
+    });
+    await t.operator.settled();
+    expect(restoreJobs(name)).toEqual([]);
+    expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, `${name}-restored`)).toBeUndefined();
+  });
+
   it("fails when the VolumeBackup's repository Secret is in another namespace", async () => {
     await t.client.create(VolumeBackupKind, {
       apiVersion: 'backups.k8s.neutral.com/v1',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  restoreNameProblem,
   type AttemptRecord,
   attemptOfJob,
   jobsToPrune,
@@ -25,6 +26,19 @@ const entry = (
   attempt,
   phase,
   ...extra,
+});
+
+describe('restoreNameProblem', () => {
+  it('fits the Job of the last attempt into 63 characters', () => {
+    // -restore-4 adds 10 with the default 3 retries, -restore-11 adds 11 with 10.
+    expect(restoreNameProblem('r'.repeat(53), 3)).toBeUndefined();
+    expect(restoreNameProblem('r'.repeat(52), 10)).toBeUndefined();
+    expect(restoreNameProblem('r'.repeat(53), 10)).toEqual({
+      reason: 'NameTooLong',
+      message: `the name "${'r'.repeat(53)}" is too long: the Job of its last attempt, "${'r'.repeat(53)}-restore-11", would have 64 characters, and Kubernetes allows 63; rename the VolumeRestore to at most 52 characters`,
+    });
+    expect(restoreNameProblem('r'.repeat(54), 3)?.reason).toBe('NameTooLong');
+  });
 });
 
 describe('attemptOfJob', () => {

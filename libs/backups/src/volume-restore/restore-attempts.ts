@@ -3,6 +3,8 @@
  * history kept in the status merged with what the live Jobs say, and acts on the plan.
  */
 
+import type { RestoreProblem } from './restore-source.js';
+
 export type AttemptPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 export type RestorePhase = 'Pending' | 'Running' | 'Retrying' | 'Succeeded' | 'Failed';
 
@@ -56,6 +58,22 @@ export function retryDelayMs(failedAttempt: number): number {
 
 export function restoreJobName(restoreName: string, attempt: number): string {
   return `${restoreName}-restore-${attempt}`;
+}
+
+/** Job names become a label of their pods, and label values carry at most 63 characters. */
+export const JOB_NAME_MAX = 63;
+
+/**
+ * A name too long for the Job of the last attempt (`<name>-restore-<retries + 1>`): with the
+ * default 3 retries a VolumeRestore name may have 53 characters, with 10 retries 52.
+ */
+export function restoreNameProblem(name: string, retries: number): RestoreProblem | undefined {
+  const lastJob = restoreJobName(name, retries + 1);
+  if (lastJob.length <= JOB_NAME_MAX) return undefined;
+  return {
+    reason: 'NameTooLong',
+    message: `the name "${name}" is too long: the Job of its last attempt, "${lastJob}", would have ${lastJob.length} characters, and Kubernetes allows ${JOB_NAME_MAX}; rename the VolumeRestore to at most ${name.length - (lastJob.length - JOB_NAME_MAX)} characters`,
+  };
 }
 
 /** The attempt number a Job name encodes, or undefined for a name that is not one of ours. */

@@ -21,6 +21,7 @@ import {
   mergeHistory,
   observeJob,
   planRestore,
+  restoreNameProblem,
 } from './restore-attempts.js';
 import {
   type JobObject,
@@ -87,6 +88,8 @@ export class VolumeRestoreReconciler implements Reconciler<VolumeRestore> {
     const started = (previous?.jobInfo?.jobHistory?.length ?? 0) > 0;
     if (!started && !finished(previous)) {
       // Checked before anything is created: a spec that cannot work fails without side effects.
+      const tooLong = restoreNameProblem(restore.metadata.name!, current.jobConfig.retries);
+      if (tooLong) return report(tooLong);
       const invalid = sourceBackupRef(restore);
       if (isProblem(invalid)) return report(invalid);
       const target = targetProblem(current);
