@@ -34,7 +34,40 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     },
   );
   document.openapi = '3.0.1';
+  declarePathParameters(document);
   return document;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+
+/**
+ * OpenAPI requires every `{name}` of a path to be declared as a path parameter of each of its
+ * operations. Handlers that take their tenant or resource from the principal rather than from
+ * `@Param()` declare nothing, so the missing ones are added here, as required strings.
+ */
+function declarePathParameters(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    if (names.length === 0) continue;
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const parameters = (operation.parameters ??= []);
+      const declared = new Set(
+        parameters.flatMap((p) => ('in' in p && p.in === 'path' ? [p.name] : [])),
+      );
+      const missing = names.filter((name) => !declared.has(name));
+      // In path order, ahead of the query and header parameters.
+      parameters.unshift(
+        ...missing.map((name) => ({
+          name,
+          in: 'path' as const,
+          required: true,
+          schema: { type: 'string' as const },
+        })),
+      );
+    }
+  }
 }
 
 /** Serves the document generated from the controllers, built once on first request. */
