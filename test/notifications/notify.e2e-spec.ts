@@ -233,6 +233,93 @@ describe('notify()', () => {
     expect(t.sink.messages.filter((m) => m.subject === 'Outage in region 1')).toHaveLength(2);
   });
 
+  it('notifyEach: delivers each request as notify() would, sharing the reads and writes', async () => {
+    const socket = await CableSocket.open(cableUrl(t.baseUrl, { token: viewer.jwt }));
+    try {
+      await socket.waitFor(isType('welcome'));
+      socket.subscribe();
+      await socket.waitFor(isType('confirm_subscription'));
+      const unreadBefore = Number(
+        (
+          await db.query(
+            'SELECT count(*) AS n FROM notification WHERE account_id = $1 AND read_at IS NULL',
+            [viewer.accountId],
+          )
+        )[0].n,
+      );
+      // The viewer twice (two pages of one burst), the admin once in another category, and
+      // a request for nobody, in one call.
+      const outcomes = await notify.notifyEach([
+        {
+          category: 'alert_escalation',
+          eventType: 'alert_escalation',
+          organizationId: admin.organizationId,
+          recipients: [viewer.accountId],
+          channels: ['in_app'],
+          payload: { page: 1 },
+        },
+        {
+          category: 'security',
+          eventType: 'new_login',
+          organizationId: admin.organizationId,
+          recipients: [admin.accountId],
+          payload: { login: 'each' },
+          email: { subject: 'New login (each)', text: 'Someone logged in' },
+          shortText: 'New login to your account (each)',
+        },
+        {
+          category: 'alert_escalation',
+          eventType: 'alert_escalation',
+          organizationId: admin.organizationId,
+          recipients: [],
+          payload: { page: 0 },
+        },
+        {
+          category: 'alert_escalation',
+          eventType: 'alert_escalation',
+          organizationId: admin.organizationId,
+          recipients: [viewer.accountId],
+          channels: ['in_app'],
+          payload: { page: 2 },
+        },
+      ]);
+      expect(outcomes.map((o) => o.map((x) => x.accountId))).toEqual([
+        [viewer.accountId],
+        [admin.accountId],
+        [],
+        [viewer.accountId],
+      ]);
+      const payloadOf = async (id: string | null) =>
+        (await db.query('SELECT payload FROM notification WHERE id = $1', [id]))[0]?.payload;
+      expect(await payloadOf(outcomes[0][0].notificationId)).toEqual({ page: 1 });
+      expect(await payloadOf(outcomes[1][0].notificationId)).toEqual({ login: 'each' });
+      expect(await payloadOf(outcomes[3][0].notificationId)).toEqual({ page: 2 });
+      // Both pushes reach the viewer, each with its own notification.
+      const pushed = [
+        await socket.waitFor(isPush('created')),
+        await socket.waitFor(
+          (f) =>
+            isPush('created')(f) &&
+            (f.message as { notification: { id: string } }).notification.id ===
+              outcomes[3][0].notificationId,
+        ),
+      ].map((f) => f.message as { notification: { id: string }; unread_count: number });
+      expect(pushed.map((m) => m.notification.id).sort()).toEqual(
+        [outcomes[0][0].notificationId, outcomes[3][0].notificationId].sort(),
+      );
+      expect(pushed.every((m) => m.unread_count === unreadBefore + 2)).toBe(true);
+      // The security request e-mails and texts with its own words; the pages were restricted
+      // to in_app.
+      await t.sink.waitFor((m) => m.to.includes(admin.login) && m.subject === 'New login (each)');
+      await twilio.waitFor(
+        (r) => r.kind === 'sms' && r.body === 'New login to your account (each)',
+      );
+      expect(outcomes[0][0].decision).toMatchObject({ inApp: true, email: 'skip' });
+    } finally {
+      socket.close();
+    }
+  });
+
   it('refuses an unknown category', async () => {
     await expect(
       notify.notify({

@@ -91,16 +91,21 @@ export class NotificationCenterRepository {
   }
 
   /** One INSERT for every recipient of a notification. */
+  /** The new rows, in the order given (the organization's name is read per row to keep it). */
   async insertMany(rows: NewNotification[], now: Date): Promise<NotificationView[]> {
     if (rows.length === 0) return [];
     return this.dataSource.query(
       `WITH inserted AS (
          INSERT INTO notification (account_id, organization_id, category_key, event_type, payload, created_at)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[])
+         SELECT a, o, c, e, p, t
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[])
+                WITH ORDINALITY AS r (a, o, c, e, p, t, n)
+          ORDER BY n
          RETURNING *)
        SELECT n.id, n.account_id, n.category_key AS category, n.event_type, n.organization_id,
-              o.name AS organization_name, n.payload, n.read_at, n.created_at
-         FROM inserted n LEFT JOIN organization o ON o.id = n.organization_id`,
+              (SELECT o.name FROM organization o WHERE o.id = n.organization_id) AS organization_name,
+              n.payload, n.read_at, n.created_at
+         FROM inserted n`,
       [
         rows.map((r) => r.accountId),
         rows.map((r) => r.organizationId),

@@ -34,6 +34,9 @@ export interface NotifyRequest {
   channels?: Channel[];
 }
 
+/** A notification as the center answers a new one, with its account. */
+type CreatedNotification = NotificationView & { account_id: string };
+
 export interface NotifyOutcome {
   accountId: string;
   notificationId: string | null;
@@ -60,151 +63,213 @@ export class NotifyService {
   ) {}
 
   async notify(request: NotifyRequest): Promise<NotifyOutcome[]> {
-    const category = await this.category(request.category);
-    const ids = [...new Set(request.recipients)];
-    if (ids.length === 0) return [];
+    const [outcomes] = await this.notifyEach([request]);
+    return outcomes;
+  }
+
+  /**
+   * Several notifications, each delivered exactly as notify() delivers it, with the work of all
+   * of them shared: one read of each kind per organization or category, one insert of the
+   * in-app rows, one round of pushes, one write of delivery records. Answers each request's
+   * outcomes, in request order. Fails as a whole.
+   */
+  async notifyEach(requests: readonly NotifyRequest[]): Promise<NotifyOutcome[][]> {
+    const categories = await Promise.all(requests.map((r) => this.category(r.category)));
+    const recipientIds = requests.map((r) => [...new Set(r.recipients)]);
+    const everyone = [...new Set(recipientIds.flat())];
+    if (everyone.length === 0) return requests.map(() => []);
     const now = this.clock.now();
-    const [accounts, preferences, schedules, absences] = await Promise.all([
-      this.recipientsRepository.accounts(ids, request.organizationId),
-      this.recipientsRepository.preferences(ids, category.key),
-      this.schedules.findMany(ids),
-      this.recipientsRepository.activeAbsences(ids, now),
+    const idsBy = (key: (n: number) => string | null) => {
+      const groups = new Map<string | null, Set<string>>();
+      requests.forEach((_, n) => {
+        const group = groups.get(key(n)) ?? new Set<string>();
+        for (const id of recipientIds[n]) group.add(id);
+        groups.set(key(n), group);
+      });
+      return [...groups].filter(([, ids]) => ids.size > 0);
+    };
+    const [accountsByOrganization, preferencesByCategory, schedules, absences] = await Promise.all([
+      Promise.all(
+        idsBy((n) => requests[n].organizationId).map(
+          async ([organizationId, ids]) =>
+            [
+              organizationId,
+              await this.recipientsRepository.accounts([...ids], organizationId),
+            ] as const,
+        ),
+      ).then((entries) => new Map(entries)),
+      Promise.all(
+        idsBy((n) => categories[n].key).map(
+          async ([key, ids]) =>
+            [key, await this.recipientsRepository.preferences([...ids], key!)] as const,
+        ),
+      ).then((entries) => new Map(entries)),
+      this.schedules.findMany(everyone),
+      this.recipientsRepository.activeAbsences(everyone, now),
     ]);
     const scheduleOf = new Map(schedules.map((s) => [s.accountId, s]));
 
-    const decided = accounts.map((account) => ({
-      account,
-      decision: restrict(
-        request.channels,
-        decideDelivery({
-          category: {
-            key: category.key,
-            defaultChannels: category.defaultChannels,
-            mandatoryForAdmins: category.mandatoryForAdmins,
-          },
-          recipient: {
-            isOrgAdmin: account.is_org_admin,
-            isPlatformAdmin: account.is_platform_admin,
-            phoneVerified: account.phone_verified,
-          },
-          preferences: preferences.get(account.id) ?? {},
-          schedule: scheduleSettings(scheduleOf.get(account.id)),
-          absences: absences.get(account.id) ?? [],
-          now,
-        }),
-      ),
-    }));
+    const decidedEach = requests.map((request, n) => {
+      const category = categories[n];
+      const wanted = new Set(recipientIds[n]);
+      const preferences = preferencesByCategory.get(category.key);
+      return (accountsByOrganization.get(request.organizationId) ?? [])
+        .filter((account) => wanted.has(account.id))
+        .map((account) => ({
+          account,
+          preferences: preferences?.get(account.id) ?? {},
+          decision: restrict(
+            request.channels,
+            decideDelivery({
+              category: {
+                key: category.key,
+                defaultChannels: category.defaultChannels,
+                mandatoryForAdmins: category.mandatoryForAdmins,
+              },
+              recipient: {
+                isOrgAdmin: account.is_org_admin,
+                isPlatformAdmin: account.is_platform_admin,
+                phoneVerified: account.phone_verified,
+              },
+              preferences: preferences?.get(account.id) ?? {},
+              schedule: scheduleSettings(scheduleOf.get(account.id)),
+              absences: absences.get(account.id) ?? [],
+              now,
+            }),
+          ),
+        }));
+    });
 
+    // The center answers its rows in the order given.
     const created = await this.center.insertMany(
-      decided
-        .filter((d) => d.decision.inApp)
-        .map((d) => ({
-          accountId: d.account.id,
-          organizationId: request.organizationId,
-          categoryKey: category.key,
-          eventType: request.eventType,
-          payload: request.payload,
-        })),
+      decidedEach.flatMap((decided, n) =>
+        decided
+          .filter((d) => d.decision.inApp)
+          .map((d) => ({
+            accountId: d.account.id,
+            organizationId: requests[n].organizationId,
+            categoryKey: categories[n].key,
+            eventType: requests[n].eventType,
+            payload: requests[n].payload,
+          })),
+      ),
       now,
     );
-    const notificationOf = new Map(
-      created.map((n) => [(n as NotificationView & { account_id: string }).account_id, n]),
+    let next = 0;
+    const notificationsEach = decidedEach.map(
+      (decided) =>
+        new Map(
+          decided.filter((d) => d.decision.inApp).map((d) => [d.account.id, created[next++]]),
+        ),
     );
-    await this.pushCreated(notificationOf);
+    await this.pushCreated(created as CreatedNotification[]);
 
-    const email = request.email ?? this.defaultEmail(category, request);
-    const shortText = request.shortText ?? email.subject;
     const held: Parameters<RecipientsRepository['holdEmails']>[0] = [];
     const records: Parameters<RecipientsRepository['recordDeliveries']>[0] = [];
-    const phoneSends: Array<{ channel: 'phone' | 'sms'; to: string; index: number }> = [];
+    const phoneSends: Array<{
+      channel: 'phone' | 'sms';
+      to: string;
+      text: string;
+      index: number;
+    }> = [];
     const instant: EmailMessage[] = [];
-
-    for (const { account, decision } of decided) {
-      const notificationId = notificationOf.get(account.id)?.id ?? null;
-      if (decision.email === 'instant') {
-        instant.push({
-          to: account.login,
-          subject: email.subject,
-          text: email.text,
-          html: email.html,
-        });
-        records.push({
-          notificationId,
-          accountId: account.id,
-          channel: 'email',
-          status: 'queued',
-          reason: null,
-        });
-      } else if (decision.email === 'hold' || decision.email === 'digest') {
-        held.push({
-          accountId: account.id,
-          notificationId,
-          categoryKey: category.key,
-          subject: email.subject,
-          text: email.text,
-          html: email.html ?? null,
-        });
-        records.push({
-          notificationId,
-          accountId: account.id,
-          channel: 'email',
-          status: 'held',
-          reason: decision.email === 'hold' ? 'quiet_hours' : 'digest',
-        });
-      }
-      for (const channel of ['phone', 'sms'] as const) {
-        if (request.channels && !request.channels.includes(channel)) continue;
-        if (decision[channel] !== 'send') {
-          // An opt-in that was not honoured is an outcome the account owner may ask about;
-          // channels never opted into stay silent so every notify() does not write rows.
-          if (preferences.get(account.id)?.[channel] === true) {
-            records.push({
-              notificationId,
-              accountId: account.id,
-              channel,
-              status: 'skipped',
-              reason: decision.reasons.includes('phone_not_verified')
-                ? 'phone_not_verified'
-                : 'absent',
-            });
-          }
-          continue;
+    requests.forEach((request, n) => {
+      const email = request.email ?? this.defaultEmail(categories[n], request);
+      const shortText = request.shortText ?? email.subject;
+      for (const { account, preferences, decision } of decidedEach[n]) {
+        const notificationId = notificationsEach[n].get(account.id)?.id ?? null;
+        if (decision.email === 'instant') {
+          instant.push({
+            to: account.login,
+            subject: email.subject,
+            text: email.text,
+            html: email.html,
+          });
+          records.push({
+            notificationId,
+            accountId: account.id,
+            channel: 'email',
+            status: 'queued',
+            reason: null,
+          });
+        } else if (decision.email === 'hold' || decision.email === 'digest') {
+          held.push({
+            accountId: account.id,
+            notificationId,
+            categoryKey: categories[n].key,
+            subject: email.subject,
+            text: email.text,
+            html: email.html ?? null,
+          });
+          records.push({
+            notificationId,
+            accountId: account.id,
+            channel: 'email',
+            status: 'held',
+            reason: decision.email === 'hold' ? 'quiet_hours' : 'digest',
+          });
         }
-        if (!account.phone_number) continue;
-        phoneSends.push({ channel, to: account.phone_number, index: records.length });
-        records.push({
-          notificationId,
-          accountId: account.id,
-          channel,
-          status: 'queued',
-          reason: null,
-        });
+        for (const channel of ['phone', 'sms'] as const) {
+          if (request.channels && !request.channels.includes(channel)) continue;
+          if (decision[channel] !== 'send') {
+            // An opt-in that was not honoured is an outcome the account owner may ask about;
+            // channels never opted into stay silent so every notify() does not write rows.
+            if (preferences[channel] === true) {
+              records.push({
+                notificationId,
+                accountId: account.id,
+                channel,
+                status: 'skipped',
+                reason: decision.reasons.includes('phone_not_verified')
+                  ? 'phone_not_verified'
+                  : 'absent',
+              });
+            }
+            continue;
+          }
+          if (!account.phone_number) continue;
+          phoneSends.push({
+            channel,
+            to: account.phone_number,
+            text: shortText,
+            index: records.length,
+          });
+          records.push({
+            notificationId,
+            accountId: account.id,
+            channel,
+            status: 'queued',
+            reason: null,
+          });
+        }
       }
-    }
+    });
     await this.mailer.sendMany(instant);
     await this.recipientsRepository.holdEmails(held, now);
     const deliveryIds = await this.recipientsRepository.recordDeliveries(records, now);
     for (const send of phoneSends) {
-      if (send.channel === 'sms') await this.phone.sms(send.to, shortText, deliveryIds[send.index]);
-      else await this.phone.call(send.to, shortText, deliveryIds[send.index]);
+      if (send.channel === 'sms') await this.phone.sms(send.to, send.text, deliveryIds[send.index]);
+      else await this.phone.call(send.to, send.text, deliveryIds[send.index]);
     }
 
-    return decided.map(({ account, decision }) => ({
-      accountId: account.id,
-      notificationId: notificationOf.get(account.id)?.id ?? null,
-      decision,
-    }));
+    return decidedEach.map((decided, n) =>
+      decided.map(({ account, decision }) => ({
+        accountId: account.id,
+        notificationId: notificationsEach[n].get(account.id)?.id ?? null,
+        decision,
+      })),
+    );
   }
 
-  private async pushCreated(created: Map<string, NotificationView>): Promise<void> {
-    if (created.size === 0) return;
-    const counts = await this.recipientsRepository.unreadCounts([...created.keys()]);
+  /** Pushes each new notification to its account's sockets with the account's unread count. */
+  private async pushCreated(created: readonly CreatedNotification[]): Promise<void> {
+    if (created.length === 0) return;
+    const counts = await this.recipientsRepository.unreadCounts([
+      ...new Set(created.map((n) => n.account_id)),
+    ]);
     await Promise.all(
-      [...created].map(([accountId, notification]) => {
-        const { account_id: _ignored, ...view } = notification as NotificationView & {
-          account_id: string;
-        };
-        return this.push
+      created.map(({ account_id: accountId, ...view }) =>
+        this.push
           .publish(accountId, {
             event: 'created',
             notification: view,
@@ -212,8 +277,8 @@ export class NotifyService {
           })
           .catch((error: Error) =>
             this.logger.warn(`push to ${accountId} failed: ${error.message}`),
-          );
-      }),
+          ),
+      ),
     );
   }
 
