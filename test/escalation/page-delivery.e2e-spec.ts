@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { AppConfig } from '@platform/core';
 import { EscalationJobs } from '@platform/escalation';
 import { Mailer } from '@platform/mail';
@@ -172,6 +172,63 @@ describe('escalation page delivery', () => {
     });
     const center = await t.request().get('/notifications').set(bearer(admin.jwt)).expect(200);
     expect((center.body.data as Array<{ id: string }>).map((n) => n.id)).toContain(rows[0].id);
+  });
+
+  it('in_app: pages delivered together each get their own notification, ledger row and event', async () => {
+    const pages = await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        page('in_app', { accountId: n % 2 === 0 ? admin.accountId : member.accountId }),
+      ),
+    );
+    // One of them already settled by another delivery, one whose account is gone.
+    await db.query(`UPDATE escalation_page SET status = 'sent' WHERE id = $1`, [pages[0].pageId]);
+    await db.query(`UPDATE escalation_page SET account_id = gen_random_uuid() WHERE id = $1`, [
+      pages[1].pageId,
+    ]);
+    // Observed, not replaced: the deliveries share one read, one notifyEach and one settlement.
+    const reads = jest.spyOn(t.get(PagesRepository), 'findMany');
+    const notifies = jest.spyOn(t.get(NotifyService), 'notifyEach');
+    const settlements = jest.spyOn(t.get(PagesRepository), 'settleMany');
+    const results = await Promise.all(pages.map(({ pageId }) => processor.deliver({ pageId })));
+    expect([reads, notifies, settlements].map((spy) => spy.mock.calls.length)).toEqual([1, 1, 1]);
+    for (const spy of [reads, notifies, settlements]) spy.mockRestore();
+    expect(results).toEqual([
+      { outcome: 'done' },
+      { outcome: 'skipped', reason: 'recipient_gone' },
+      ...Array.from({ length: 10 }, () => ({ outcome: 'sent' })),
+    ]);
+    for (const [n, { pageId, alertId, instanceId }] of pages.entries()) {
+      const notifications = (await db.query(
+        `SELECT account_id, payload ->> 'escalation_instance_id' AS instance_id FROM notification
+          WHERE payload ->> 'alert_id' = $1`,
+        [alertId],
+      )) as Array<{ account_id: string; instance_id: string }>;
+      const ledger = await db.query(
+        `SELECT action, channel FROM escalation_ledger WHERE instance_id = $1`,
+        [instanceId],
+      );
+      const events = await db.query(
+        `SELECT details ->> 'channel' AS channel FROM alert_event
+          WHERE alert_id = $1 AND kind = 'paged'`,
+        [alertId],
+      );
+      if (n < 2) {
+        expect(notifications).toEqual([]);
+        expect(ledger).toEqual([]);
+        continue;
+      }
+      expect(notifications).toEqual([
+        { account_id: n % 2 === 0 ? admin.accountId : member.accountId, instance_id: instanceId },
+      ]);
+      expect(ledger).toEqual([{ action: 'notified', channel: 'in_app' }]);
+      expect(events).toEqual([{ channel: 'in_app' }]);
+      expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
+    }
+    expect(await pageRow(pages[1].pageId)).toMatchObject({
+      status: 'skipped',
+      reason: 'recipient_gone',
+      attempts: 0,
+    });
   });
 
   it('in_app: skipped with the rule that withheld it when a member turned in-app off', async () => {

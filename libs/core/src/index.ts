@@ -18,3 +18,4 @@ export * from './versioning/api-versions.js';
 export * from './versioning/deprecated.decorator.js';
 export * from './http/access.js';
 export * from './http/id-param.js';
+export * from './batching/batcher.js';

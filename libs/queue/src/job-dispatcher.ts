@@ -17,6 +17,10 @@ const ON_JOB = 'platform:on-job';
 /** Jobs one worker process runs at once, per queue; queues of I/O-bound jobs run wider. */
 export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QueueName.Digests]: 200,
+  // Escalation pages share their database work while they run together (a burst's in-app
+  // pages are read, notified and settled a batch at a time), so more of them at once cost
+  // few more statements.
+  [QueueName.Escalations]: 50,
 };
 const DEFAULT_CONCURRENCY = 10;
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { APP_CONFIG, type AppConfig, Batcher, Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
 import {
   NotifyService,
@@ -23,6 +23,14 @@ export type PageDeliveryResult =
 type Decided = Omit<PageSettlement, 'at' | 'attempted'> & { attempted?: boolean };
 
 /**
+ * Deliveries running together (a burst of pages) share their database work: the pages read,
+ * the in-app notifications created and the settlements written while a batch is in flight go
+ * out as the next one, in one statement each instead of one per page.
+ */
+const batched = <T, R>(run: (items: T[]) => Promise<R[]>) =>
+  new Batcher<T, R>(run, { maxBatch: 100, intervalMs: 0 });
+
+/**
  * Delivers one escalation page (job `{pageId}`), at least once. A page that is no longer
  * pending (or gone with its alert) is done: a repeated job sends nothing. A page whose
  * escalation was acknowledged or resolved before delivery is skipped (`escalation_halted`):
@@ -42,10 +50,25 @@ type Decided = Omit<PageSettlement, 'at' | 'attempted'> & { attempted?: boolean 
  * other failure counts an attempt, keeps its message as reason and is rethrown so BullMQ
  * retries with backoff; the final attempt marks the page failed. A page whose account is gone
  * is skipped (`recipient_gone`).
+ *
+ * Each job is one page, so BullMQ keeps a page from being delivered twice at once; the jobs
+ * that run together share their database work (see `batched`), and a failed batch fails each
+ * of its jobs, which BullMQ retries alone.
  */
 @Injectable()
 export class PageDeliveryProcessor {
   private readonly logger = new Logger('escalation-pages');
+  private readonly pagesById = batched(async (ids: string[]) => {
+    const found = new Map((await this.pages.findMany(ids)).map((page) => [page.id, page]));
+    return ids.map((id) => found.get(id) ?? null);
+  });
+  private readonly inAppPages = batched((pages: PageToDeliver[]) => this.deliverInApp(pages));
+  private readonly settlements = batched(
+    async (settlements: Array<{ pageId: string; outcome: PageSettlement }>) => {
+      const recorded = await this.pages.settleMany(settlements);
+      return settlements.map(({ pageId }) => recorded.has(pageId));
+    },
+  );
 
   constructor(
     private readonly clock: Clock,
@@ -61,7 +84,7 @@ export class PageDeliveryProcessor {
     data: JobPayloads[JobName.EscalationPage],
     job?: Pick<Job, 'attemptsMade' | 'opts'>,
   ): Promise<PageDeliveryResult> {
-    const page = await this.pages.find(data.pageId);
+    const page = await this.pagesById.add(data.pageId);
     if (!page || page.status !== 'pending') return { outcome: 'done' };
     let outcome: Decided;
     try {
@@ -103,7 +126,7 @@ export class PageDeliveryProcessor {
     };
     switch (page.channel) {
       case 'in_app':
-        return this.inApp(page);
+        return this.inAppPages.add(page);
       case 'email':
         return this.email(page, alert);
       case 'phone':
@@ -112,29 +135,36 @@ export class PageDeliveryProcessor {
     }
   }
 
-  private async inApp(page: PageToDeliver): Promise<Decided> {
-    if (!page.account_id || page.account_login === null)
-      return { status: 'skipped', reason: 'recipient_gone' };
-    const [outcome] = await this.notifications.notify({
-      category: 'alert_escalation',
-      eventType: 'alert_escalation',
-      organizationId: page.organization_id,
-      recipients: [page.account_id],
-      channels: ['in_app'],
-      payload: {
-        alert_id: page.alert_id,
-        escalation_instance_id: page.instance_id,
-        step_index: page.step_index,
-        severity: page.severity,
-        alertname: page.alertname,
-        summary: page.summary,
-        project_id: page.project_id,
-      },
+  /** In-app pages, one notification each (category alert_escalation), created together. */
+  private async deliverInApp(pages: readonly PageToDeliver[]): Promise<Decided[]> {
+    const deliverable = pages.filter((page) => page.account_id && page.account_login !== null);
+    const outcomes = await this.notifications.notifyEach(
+      deliverable.map((page) => ({
+        category: 'alert_escalation',
+        eventType: 'alert_escalation',
+        organizationId: page.organization_id,
+        recipients: [page.account_id!],
+        channels: ['in_app'],
+        payload: {
+          alert_id: page.alert_id,
+          escalation_instance_id: page.instance_id,
+          step_index: page.step_index,
+          severity: page.severity,
+          alertname: page.alertname,
+          summary: page.summary,
+          project_id: page.project_id,
+        },
+      })),
+    );
+    const outcomeOf = new Map(deliverable.map((page, n) => [page, outcomes[n][0]]));
+    return pages.map((page): Decided => {
+      if (!outcomeOf.has(page)) return { status: 'skipped', reason: 'recipient_gone' };
+      const outcome = outcomeOf.get(page);
+      if (!outcome) return { status: 'skipped', reason: 'recipient_gone' };
+      if (!outcome.notificationId)
+        return { status: 'skipped', reason: outcome.decision.reasons[0] ?? 'in_app_disabled' };
+      return { status: 'sent', reason: null, attempted: true };
     });
-    if (!outcome) return { status: 'skipped', reason: 'recipient_gone' };
-    if (!outcome.notificationId)
-      return { status: 'skipped', reason: outcome.decision.reasons[0] ?? 'in_app_disabled' };
-    return { status: 'sent', reason: null, attempted: true };
   }
 
   private async email(page: PageToDeliver, alert: PagedAlert): Promise<Decided> {
@@ -191,10 +221,9 @@ export class PageDeliveryProcessor {
   }
 
   private async settle(page: PageToDeliver, outcome: Decided): Promise<void> {
-    const recorded = await this.pages.settle(page.id, {
-      ...outcome,
-      attempted: outcome.attempted ?? false,
-      at: this.clock.now(),
+    const recorded = await this.settlements.add({
+      pageId: page.id,
+      outcome: { ...outcome, attempted: outcome.attempted ?? false, at: this.clock.now() },
     });
     if (!recorded) this.logger.warn(`page ${page.id} was settled meanwhile`);
   }

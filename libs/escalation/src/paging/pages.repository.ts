@@ -50,9 +50,9 @@ export interface PageSettlement {
 export class PagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The page, or null when it is gone (its alert, and with it the instance, was deleted). */
-  async find(pageId: string): Promise<PageToDeliver | null> {
-    const rows: PageToDeliver[] = await this.dataSource.query(
+  /** The pages found among `pageIds` (a page is gone when its alert, and with it the instance, was deleted). */
+  async findMany(pageIds: readonly string[]): Promise<PageToDeliver[]> {
+    return this.dataSource.query(
       `SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
               p.account_id, p.contact_label, p.phone_number, p.status, p.reply_code, p.attempts,
               i.state AS instance_state,
@@ -67,35 +67,45 @@ export class PagesRepository {
          JOIN alert al ON al.id = p.alert_id AND al.project_id = p.project_id
          JOIN project pr ON pr.id = p.project_id
          LEFT JOIN account ac ON ac.id = p.account_id
-        WHERE p.id = $1`,
-      [pageId],
+        WHERE p.id = ANY ($1::uuid[])`,
+      [pageIds],
     );
-    return rows[0] ?? null;
   }
 
   /**
-   * Records the outcome of an attempt on a page still pending; answers false when the page
-   * was settled meanwhile (another delivery of it got there first) or is gone. A page settled
-   * as sent also writes its ledger row (`called` for a phone call, else `notified`) and its
-   * `paged` timeline event, in the same statement.
+   * Records the outcome of an attempt on each page still pending; answers the ids recorded (a
+   * page settled meanwhile, by another delivery of it, or gone is not). A page settled as sent
+   * also writes its ledger row (`called` for a phone call, else `notified`) and its `paged`
+   * timeline event, in the same statement. A page named twice is recorded once, by its first
+   * outcome.
    */
-  async settle(pageId: string, outcome: PageSettlement): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH settled AS (
-         UPDATE escalation_page
-            SET status = $2, reason = $3,
-                attempts = attempts + CASE WHEN $4 THEN 1 ELSE 0 END,
-                provider_sid = coalesce($5, provider_sid),
-                phone_number = coalesce($6, phone_number),
-                sent_at = CASE WHEN $2 = 'sent' THEN $7::timestamptz ELSE sent_at END
-          WHERE id = $1 AND status = 'pending'
-          RETURNING id, project_id, alert_id, instance_id, account_id, contact_label, channel,
-                    generation, repeat_count, step_index, status
+  async settleMany(
+    settlements: ReadonlyArray<{ pageId: string; outcome: PageSettlement }>,
+  ): Promise<Set<string>> {
+    const seen = new Set<string>();
+    const first = settlements.filter(({ pageId }) => !seen.has(pageId) && seen.add(pageId));
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `WITH outcome AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::text[],
+                              $6::text[], $7::timestamptz[])
+           AS o (id, status, reason, attempted, provider_sid, phone_number, at)
+       ), settled AS (
+         UPDATE escalation_page p
+            SET status = o.status, reason = o.reason,
+                attempts = p.attempts + CASE WHEN o.attempted THEN 1 ELSE 0 END,
+                provider_sid = coalesce(o.provider_sid, p.provider_sid),
+                phone_number = coalesce(o.phone_number, p.phone_number),
+                sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE p.sent_at END
+           FROM outcome o
+          WHERE p.id = o.id AND p.status = 'pending'
+          RETURNING p.id, p.project_id, p.alert_id, p.instance_id, p.account_id,
+                    p.contact_label, p.channel, p.generation, p.repeat_count, p.step_index,
+                    p.status, o.at
        ), ledger AS (
          INSERT INTO escalation_ledger
            (project_id, alert_id, instance_id, account_id, contact_label, action, channel, created_at)
          SELECT project_id, alert_id, instance_id, account_id, contact_label,
-                CASE WHEN channel = 'phone' THEN 'called' ELSE 'notified' END, channel, $7
+                CASE WHEN channel = 'phone' THEN 'called' ELSE 'notified' END, channel, at
            FROM settled WHERE status = 'sent'
        ), event AS (
          INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
@@ -107,21 +117,21 @@ export class PagesRepository {
                   'recipient', CASE WHEN s.account_id IS NOT NULL
                                     THEN jsonb_build_object('account_id', s.account_id)
                                     ELSE jsonb_build_object('label', s.contact_label) END),
-                $7
+                s.at
            FROM settled s
           WHERE s.status = 'sent' AND EXISTS (SELECT 1 FROM alert a WHERE a.id = s.alert_id)
        )
        SELECT id FROM settled`,
       [
-        pageId,
-        outcome.status,
-        outcome.reason?.slice(0, 500) ?? null,
-        outcome.attempted,
-        outcome.providerSid ?? null,
-        outcome.phoneNumber ?? null,
-        outcome.at,
+        first.map((s) => s.pageId),
+        first.map((s) => s.outcome.status),
+        first.map((s) => s.outcome.reason?.slice(0, 500) ?? null),
+        first.map((s) => s.outcome.attempted),
+        first.map((s) => s.outcome.providerSid ?? null),
+        first.map((s) => s.outcome.phoneNumber ?? null),
+        first.map((s) => s.outcome.at),
       ],
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.id));
   }
 }

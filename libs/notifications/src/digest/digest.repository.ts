@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { Batcher, type BatcherOptions } from '@platform/core';
 import { DataSource } from 'typeorm';
 import { NotificationSchedule, PendingEmail } from '../entities.js';
-import { Batcher, type BatcherOptions } from './batcher.js';
 
 /**
  * A statement costs PostgreSQL far more than one more account in it: under load, a process's
