@@ -267,19 +267,19 @@ export class NotifyService {
     const counts = await this.recipientsRepository.unreadCounts([
       ...new Set(created.map((n) => n.account_id)),
     ]);
-    await Promise.all(
-      created.map(({ account_id: accountId, ...view }) =>
-        this.push
-          .publish(accountId, {
-            event: 'created',
-            notification: view,
-            unread_count: counts.get(accountId) ?? 0,
-          })
-          .catch((error: Error) =>
-            this.logger.warn(`push to ${accountId} failed: ${error.message}`),
-          ),
-      ),
+    const failures = await this.push.publishMany(
+      created.map(({ account_id: accountId, ...view }) => ({
+        accountId,
+        push: {
+          event: 'created' as const,
+          notification: view,
+          unread_count: counts.get(accountId) ?? 0,
+        },
+      })),
     );
+    failures.forEach((error, n) => {
+      if (error) this.logger.warn(`push to ${created[n].account_id} failed: ${error.message}`);
+    });
   }
 
   private async category(key: string): Promise<NotificationCategory> {

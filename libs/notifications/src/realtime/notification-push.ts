@@ -46,4 +46,25 @@ export class NotificationPush {
     const envelope: PushEnvelope = { account_id: accountId, push };
     await this.redis.publish(this.channel, JSON.stringify(envelope));
   }
+
+  /**
+   * Several pushes in one write to Redis (a pipeline); answers, per push in order, the error
+   * that kept it from being published, or null.
+   */
+  async publishMany(
+    pushes: ReadonlyArray<{ accountId: string; push: NotificationPushMessage }>,
+  ): Promise<Array<Error | null>> {
+    if (pushes.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const { accountId, push } of pushes) {
+      const envelope: PushEnvelope = { account_id: accountId, push };
+      pipeline.publish(this.channel, JSON.stringify(envelope));
+    }
+    try {
+      const results = (await pipeline.exec()) ?? [];
+      return pushes.map((_, n) => results[n]?.[0] ?? null);
+    } catch (error) {
+      return pushes.map(() => error as Error);
+    }
+  }
 }
