@@ -317,7 +317,7 @@ describe('alert dispatch', () => {
       });
       const alert = await insertAlert(project, { env: 'prod' });
       const notify = jest
-        .spyOn(t.get(NotifyService), 'notify')
+        .spyOn(t.get(NotifyService), 'notifyEach')
         .mockRejectedValueOnce(new Error('database unavailable'));
       try {
         await expect(dispatch(project, [alert])).rejects.toThrow('database unavailable');

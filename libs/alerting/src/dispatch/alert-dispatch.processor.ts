@@ -160,12 +160,14 @@ export class AlertDispatchProcessor {
     projectId: string,
     notifications: readonly Notification[],
   ): Promise<void> {
-    for (const { alert, route, recipients } of notifications) {
-      if (recipients.length === 0) continue;
-      await this.notifications.notify(
-        this.alertFiring(organizationId, projectId, alert, route, recipients),
-      );
-    }
+    // One notifyEach for the whole payload's alerts: their reads and writes are shared.
+    await this.notifications.notifyEach(
+      notifications
+        .filter(({ recipients }) => recipients.length > 0)
+        .map(({ alert, route, recipients }) =>
+          this.alertFiring(organizationId, projectId, alert, route, recipients),
+        ),
+    );
     await this.fanout.fanOut(
       projectId,
       'alert_firing',
