@@ -308,6 +308,26 @@ describe('alert dispatch', () => {
       expect((await notifiedAlertIds(viewer)).length).toBe(before + 2);
     });
 
+    it('runs more dispatches at once than the database pool has connections', async () => {
+      // Each dispatch holds a transaction while it hands over, and the hand-over reads on
+      // connections of its own: as many holders as connections would wait on each other.
+      const projects = await Promise.all(
+        Array.from({ length: 24 }, (_, n) => alertsProject(t, owner, `burst-${n}`)),
+      );
+      await Promise.all(
+        projects.map((project) =>
+          createRoute(project, {
+            priority: 1,
+            in_app_target_type: 'member',
+            in_app_target_member_id: viewer.accountId,
+          }),
+        ),
+      );
+      const alerts = await Promise.all(projects.map((project) => insertAlert(project, {})));
+      await Promise.all(projects.map((project, n) => dispatch(project, [alerts[n]])));
+      expect(await notifiedAlertIds(viewer)).toEqual(expect.arrayContaining(alerts));
+    }, 30_000);
+
     it('sends again after a failed hand-over: the failure releases the claim for the retry', async () => {
       const project = await alertsProject(t, owner, 'outage');
       await createRoute(project, {

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { NotifyService } from '@platform/notifications';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import pLimit from 'p-limit';
 import { EndpointFanout } from '../endpoints/endpoint-fanout.service.js';
 import { cooldownUntil, routableOf } from '../routes/alert-route-view.js';
 import { type AlertRouteRow, AlertRoutesRepository } from '../routes/alert-routes.repository.js';
@@ -67,6 +68,13 @@ export class AlertDispatchProcessor {
     private readonly rosters: RosterOnCall,
   ) {}
 
+  /**
+   * A dispatch holds a transaction (one pooled connection) while it hands over, and the
+   * hand-over reads on connections of its own; were every connection of the pool (10) held so,
+   * none would be left for those reads. At most this many hold one at once in a process.
+   */
+  private readonly handOvers = pLimit(4);
+
   @OnJob(JobName.AlertDispatch)
   async dispatch(job: JobPayloads[JobName.AlertDispatch]): Promise<void> {
     if (job.fired.length > 0) await this.fire(job.projectId, job.fired);
@@ -78,7 +86,20 @@ export class AlertDispatchProcessor {
     const organization = await this.repository.organizationOf(projectId);
     if (!organization.organizationId) return;
 
-    const notifications = await this.repository.transaction(async (manager) => {
+    const notifications = await this.handOvers(() =>
+      this.claimAndHandOver(projectId, alertIds, organization, now),
+    );
+    if (notifications.length > 0)
+      this.logger.debug(`project ${projectId}: ${notifications.length} alert(s) notified`);
+  }
+
+  private claimAndHandOver(
+    projectId: string,
+    alertIds: readonly string[],
+    organization: Awaited<ReturnType<AlertDispatchRepository['organizationOf']>>,
+    now: Date,
+  ): Promise<Notification[]> {
+    return this.repository.transaction(async (manager) => {
       const claimed = await this.repository.claimFiring(manager, projectId, alertIds, now);
       if (claimed.length === 0) return [];
       const order = new Map(alertIds.map((id, index) => [id, index]));
@@ -151,8 +172,6 @@ export class AlertDispatchProcessor {
       await this.send(organization.organizationId, projectId, notify);
       return notify;
     });
-    if (notifications.length > 0)
-      this.logger.debug(`project ${projectId}: ${notifications.length} alert(s) notified`);
   }
 
   private async send(
