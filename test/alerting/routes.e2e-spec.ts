@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import { AlertRoutesService } from '../../libs/alerting/src/routes/alert-routes.service.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertingTeam, alertsProject } from '../support/alerting.js';
 import { bearer, mintToken, type TestAccount } from '../support/identity.js';
@@ -448,6 +449,32 @@ describe('alert routes', () => {
       await db.query('DELETE FROM notification_endpoint WHERE id = $1', [first]);
       expect((await show(id).expect(200)).body.data.notification_endpoint_ids).toEqual([]);
     });
+
+    it('takes more concurrent writes of routes with endpoints than the pool has connections', async () => {
+      // Each write holds a transaction; its endpoints are read in that transaction, not on a
+      // connection of their own, so twenty writes at once cannot wait on each other. (The
+      // service is called directly so that the writes start together.)
+      const endpoint = await insertEndpoint(projectId);
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, async (_, n) => {
+          const route = await created({
+            priority: 600 + n,
+            notification_endpoint_ids: [endpoint],
+          });
+          return route.id as string;
+        }),
+      );
+      const service = t.get(AlertRoutesService);
+      const written = await Promise.all(
+        ids.flatMap((id, n) => [
+          service.update(projectId, id, { name: `burst ${n}` }),
+          service.clone(projectId, id, {}),
+        ]),
+      );
+      expect(written.map((route) => route.notification_endpoint_ids)).toEqual(
+        ids.flatMap(() => [[endpoint], [endpoint]]),
+      );
+    }, 30_000);
   });
 
   describe('a route must do something', () => {

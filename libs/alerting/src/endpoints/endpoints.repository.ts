@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 /** The alert events an endpoint may subscribe to. Values are stored: never rename one. */
 export const ENDPOINT_EVENTS = ['alert_firing', 'alert_resolved'] as const;
@@ -45,13 +45,17 @@ export class EndpointsRepository {
     return rows[0] ?? null;
   }
 
-  /** The ids that are endpoints of the project, with whether they are enabled. */
+  /**
+   * The ids that are endpoints of the project, with whether they are enabled; with `manager`,
+   * on that transaction's connection.
+   */
   async findInProject(
     projectId: string,
     ids: readonly string[],
+    manager?: EntityManager,
   ): Promise<Array<{ id: string; enabled: boolean }>> {
     if (ids.length === 0) return [];
-    return this.dataSource.query(
+    return (manager ?? this.dataSource).query(
       `SELECT id, enabled FROM notification_endpoint
         WHERE project_id = $1 AND id = ANY ($2::uuid[])
         ORDER BY id`,

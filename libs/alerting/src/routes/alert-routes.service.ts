@@ -120,7 +120,11 @@ export class AlertRoutesService {
     return this.routes.transaction(async (manager) => {
       const source = await this.routes.find(projectId, id, manager);
       if (!source) throw alertingNotFound('Alert route');
-      const endpoints = await this.endpointsOf(projectId, source.notification_endpoint_ids);
+      const endpoints = await this.endpointsOf(
+        manager,
+        projectId,
+        source.notification_endpoint_ids,
+      );
       const fields: AlertRouteFields = {
         ...pickFields(source),
         name: body.name ?? copyName(source.name),
@@ -262,12 +266,16 @@ export class AlertRoutesService {
     let endpoints: Array<{ id: string; enabled: boolean }>;
     if (given('notification_endpoint_ids')) {
       const wanted = (body.notification_endpoint_ids ?? []).filter((id) => UUID.test(id));
-      endpoints = await this.endpointsOf(projectId, [
+      endpoints = await this.endpointsOf(manager, projectId, [
         ...new Set(wanted.map((id) => id.toLowerCase())),
       ]);
       endpointIds = endpoints.map((e) => e.id);
     } else {
-      endpoints = await this.endpointsOf(projectId, current?.notification_endpoint_ids ?? []);
+      endpoints = await this.endpointsOf(
+        manager,
+        projectId,
+        current?.notification_endpoint_ids ?? [],
+      );
     }
 
     const fields: AlertRouteFields = {
@@ -289,11 +297,13 @@ export class AlertRoutesService {
     return { fields, endpointIds };
   }
 
+  /** Read in the caller's transaction, which holds a pooled connection already. */
   private async endpointsOf(
+    manager: EntityManager,
     projectId: string,
     ids: readonly string[],
   ): Promise<Array<{ id: string; enabled: boolean }>> {
-    return ids.length === 0 ? [] : this.endpoints.findInProject(projectId, ids);
+    return ids.length === 0 ? [] : this.endpoints.findInProject(projectId, ids, manager);
   }
 }
 
