@@ -158,7 +158,7 @@ export class PageDeliveryProcessor {
     );
     const outcomeOf = new Map(deliverable.map((page, n) => [page, outcomes[n][0]]));
     return pages.map((page): Decided => {
-      if (!outcomeOf.has(page)) return { status: 'skipped', reason: 'recipient_gone' };
+      // Not deliverable, or the account is gone.
       const outcome = outcomeOf.get(page);
       if (!outcome) return { status: 'skipped', reason: 'recipient_gone' };
       if (!outcome.notificationId)
