@@ -3,6 +3,8 @@ import { type MigrationClass, MIGRATIONS } from './migrations/index.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
+/** Pooled connections per process. */
+export const DATABASE_POOL_SIZE = 10;
 
 export function dataSourceOptions(
   databaseUrl: string,
@@ -17,7 +19,7 @@ export function dataSourceOptions(
     migrations,
     migrationsTableName: MIGRATIONS_TABLE,
     migrationsTransactionMode: 'each',
-    extra: { max: 10, application_name: 'platform' },
+    extra: { max: DATABASE_POOL_SIZE, application_name: 'platform' },
   };
 }
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
+import { DATABASE_POOL_SIZE } from '@platform/database';
 import { NotifyService } from '@platform/notifications';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import pLimit from 'p-limit';
@@ -70,10 +71,10 @@ export class AlertDispatchProcessor {
 
   /**
    * A dispatch holds a transaction (one pooled connection) while it hands over, and the
-   * hand-over reads on connections of its own; were every connection of the pool (10) held so,
-   * none would be left for those reads. At most this many hold one at once in a process.
+   * hand-over reads on connections of its own; were every pooled connection held so, none
+   * would be left for those reads. Fewer than half of them are held at once in a process.
    */
-  private readonly handOvers = pLimit(4);
+  private readonly handOvers = pLimit(Math.max(1, Math.floor(DATABASE_POOL_SIZE / 2) - 1));
 
   @OnJob(JobName.AlertDispatch)
   async dispatch(job: JobPayloads[JobName.AlertDispatch]): Promise<void> {

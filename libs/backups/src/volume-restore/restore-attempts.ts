@@ -3,6 +3,7 @@
  * history kept in the status merged with what the live Jobs say, and acts on the plan.
  */
 
+import type { JobStatusView } from '../volume-backup/backup-runs.js';
 import type { RestoreProblem } from './restore-source.js';
 
 export type AttemptPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
@@ -21,20 +22,7 @@ export interface AttemptRecord {
 export interface ObservedJob {
   metadata: { name?: string; creationTimestamp?: string | Date };
   spec?: { completions?: number | null };
-  status?: {
-    active?: number;
-    succeeded?: number;
-    failed?: number;
-    startTime?: string | Date;
-    completionTime?: string | Date;
-    conditions?: Array<{
-      type: string;
-      status: string;
-      reason?: string;
-      message?: string;
-      lastTransitionTime?: string | Date;
-    }>;
-  };
+  status?: JobStatusView & { succeeded?: number; failed?: number };
 }
 
 export interface RestorePlan {

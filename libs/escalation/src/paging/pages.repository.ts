@@ -50,7 +50,10 @@ export interface PageSettlement {
 export class PagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The pages found among `pageIds` (a page is gone when its alert, and with it the instance, was deleted). */
+  /**
+   * The pages found among `pageIds` (a page is gone when its alert, and with it the instance,
+   * was deleted).
+   */
   async findMany(pageIds: readonly string[]): Promise<PageToDeliver[]> {
     return this.dataSource.query(
       `SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,

@@ -90,8 +90,10 @@ export class NotificationCenterRepository {
     return rows[0].n;
   }
 
-  /** One INSERT for every recipient of a notification. */
-  /** The new rows, in the order given (the organization's name is read per row to keep it). */
+  /**
+   * One INSERT for every row; answers the new rows in the order given (the organization's name
+   * is read per row, since a join could reorder them).
+   */
   async insertMany(rows: NewNotification[], now: Date): Promise<NotificationView[]> {
     if (rows.length === 0) return [];
     return this.dataSource.query(
