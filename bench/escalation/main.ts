@@ -42,16 +42,16 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
   const runner = db.createQueryRunner();
   await runner.startTransaction();
   try {
-    const explaining = {
-      query: async (sql: string, params: unknown[]) => {
-        const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(
-          `EXPLAIN (ANALYZE, BUFFERS, WAL) ${sql}`,
-          params,
-        );
-        for (const row of plan) log(`    ${row['QUERY PLAN']}`);
-        return [{ locked: 0, ran: 0, page_ids: [], next_run_ats: [] }];
-      },
-    } as unknown as DataSource;
+    // The batch statement is a named one, run through the pool under the DataSource.
+    const explain = async ({ text, values }: { text: string; values: unknown[] }) => {
+      const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(
+        `EXPLAIN (ANALYZE, BUFFERS, WAL) ${text}`,
+        values,
+      );
+      for (const row of plan) log(`    ${row['QUERY PLAN']}`);
+      return { rows: [{ locked: 0, ran: 0, page_ids: [], next_run_ats: [] }] };
+    };
+    const explaining = { driver: { master: { query: explain } } } as unknown as DataSource;
     await new EscalationInstancesRepository(explaining).runSteps(
       at,
       STEP_BATCH,
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
       await sleep(100);
     }
     const [{ ran, notifications }] = await db.query<Array<{ ran: number; notifications: number }>>(
-      `SELECT (SELECT count(*)::int FROM escalation_instance WHERE step_index = 1) AS ran,
+      `SELECT (SELECT count(*)::int FROM escalation_due WHERE step_index = 1) AS ran,
               (SELECT count(*)::int FROM notification WHERE category_key = 'alert_escalation')
                 AS notifications`,
     );

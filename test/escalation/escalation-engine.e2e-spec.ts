@@ -145,10 +145,9 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
           state: string;
           generation: number;
           repeat_count: number;
-          step_index: number;
         }>
       >(
-        `SELECT id, state, generation, repeat_count, step_index FROM escalation_instance
+        `SELECT id, state, generation, repeat_count FROM escalation_instance
           WHERE alert_id = $1 ORDER BY opened_at`,
         [alertId],
       )

@@ -235,11 +235,10 @@ describe('alert insights rollups', () => {
       [projectId],
     );
     const some = (...n: number[]) => n.map((i) => instances[i].id);
-    await db.query(
-      `UPDATE escalation_instance SET step_index = step_index + 1, updated_at = $2
-        WHERE id = ANY ($1::uuid[])`,
-      [some(0, 1, 2, 3, 4, 5, 6, 7), NOW],
-    );
+    await db.query(`UPDATE escalation_instance SET updated_at = $2 WHERE id = ANY ($1::uuid[])`, [
+      some(0, 1, 2, 3, 4, 5, 6, 7),
+      NOW,
+    ]);
     await db.query(
       `UPDATE escalation_instance SET state = 'exhausted', exhausted_at = $2 WHERE id = ANY ($1::uuid[])`,
       [some(0, 3, 6), NOW],

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { preparedQuery } from '@platform/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { IngestAlert } from './alertmanager-payload.js';
 
@@ -82,22 +83,15 @@ events AS (
 )
 SELECT id, kind FROM upserted WHERE kind IS NOT NULL`;
 
-/** The pg pool under TypeORM (or a client of it), for a named (server-side prepared) statement. */
-interface PgPool {
-  query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
+const INGEST = { name: 'alert-ingest', text: INGEST_SQL };
 
+/**
+ * The statement is prepared once per pooled connection (a named statement) instead of being
+ * parsed and planned on every payload: that planning is a tenth of its cost.
+ */
 @Injectable()
 export class AlertIngestRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /**
-   * The statement is prepared once per pooled connection (a named statement) instead of
-   * being parsed and planned on every payload: that planning is a tenth of its cost.
-   */
-  private get pool(): PgPool {
-    return (this.dataSource.driver as unknown as { master: PgPool }).master;
-  }
 
   /**
    * Upserts alerts with distinct fingerprints (the caller deduplicates), writes their
@@ -111,13 +105,10 @@ export class AlertIngestRepository {
     receiptId: string,
     manager?: EntityManager,
   ): Promise<IngestChanges> {
-    const client: PgPool = manager?.queryRunner
-      ? ((await manager.queryRunner.connect()) as PgPool)
-      : this.pool;
-    const { rows } = await client.query<{ id: string; kind: string }>({
-      name: 'alert-ingest',
-      text: INGEST_SQL,
-      values: [
+    const rows = await preparedQuery<{ id: string; kind: string }>(
+      this.dataSource,
+      INGEST,
+      [
         projectId,
         JSON.stringify(
           alerts.map((alert) => ({
@@ -134,7 +125,8 @@ export class AlertIngestRepository {
         now,
         receiptId,
       ],
-    });
+      manager,
+    );
     const changes: IngestChanges = { fired: [], resolved: [] };
     for (const row of rows)
       (row.kind === 'resolved' ? changes.resolved : changes.fired).push(row.id);

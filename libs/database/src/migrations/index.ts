@@ -12,6 +12,7 @@ import { AuditLog1764000000009 } from './1764000000009-audit-log.js';
 import { AlertInsights1764000000010 } from './1764000000010-alert-insights.js';
 import { InsightsRollups1764000000011 } from './1764000000011-insights-rollups.js';
 import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-page-indexes.js';
+import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -33,4 +34,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AlertInsights1764000000010,
   InsightsRollups1764000000011,
   EscalationPageIndexes1764000000012,
+  EscalationStepPosition1764000000013,
 ];

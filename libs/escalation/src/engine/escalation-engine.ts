@@ -30,8 +30,8 @@ interface ResolvedTargets {
  * Runs escalation instances.
  *
  * An instance opens per firing episode that a route with a chain notified, keeping a snapshot of
- * the chain. Its state lives in PostgreSQL: the step it stands on, when that step is due, the
- * pass (`repeat_count`) and the generation (bumped by each re-escalation). Every step run has one
+ * the chain. Its state lives in PostgreSQL: the step it stands on and when that step is due (its
+ * due row), the pass (`repeat_count`) and the generation (bumped by each re-escalation). Every step run has one
  * BullMQ delayed job with a deterministic id; the job runs every step due by then, in batches
  * claimed with `FOR UPDATE SKIP LOCKED`, so a burst of due steps is taken by whichever jobs run
  * first and the rest find nothing left. Executing a step writes its pages (the outbox that page
@@ -134,17 +134,22 @@ export class EscalationEngine extends EscalationOpener {
 
   /**
    * Resolves, while a step job waits for its due instant, whom the steps due by then page at
-   * that instant, so the run starting at it goes straight to its batches. Steps that fall due
-   * meanwhile with other targets are resolved by the run's next round.
+   * that instant, and readies the batch statement on as many pooled connections as a run uses
+   * at once, so the run starting at the instant goes straight to its batches at full speed.
+   * Steps that fall due meanwhile with other targets are resolved by the run's next round.
    */
   prepare(dueAt: Date): void {
     if (this.prepared?.at === dueAt.getTime()) return;
+    const warmed = this.instances
+      .warm(PARALLEL_BATCHES, AlertEventKind.EscalationExhausted)
+      .catch((error: Error) => this.logger.warn(`batch statement not readied: ${error.message}`));
+    const targets = this.resolveDueTargets(dueAt).catch((error: Error) => {
+      this.logger.warn(`targets not resolved ahead (the run will): ${error.message}`);
+      return null;
+    });
     this.prepared = {
       at: dueAt.getTime(),
-      targets: this.resolveDueTargets(dueAt).catch((error: Error) => {
-        this.logger.warn(`targets not resolved ahead (the run will): ${error.message}`);
-        return null;
-      }),
+      targets: Promise.all([targets, warmed]).then(([resolved]) => resolved),
     };
   }
 

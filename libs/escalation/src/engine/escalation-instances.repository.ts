@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EscalationOpening } from '@platform/alerting';
+import { preparedQuery } from '@platform/database';
 import { DataSource } from 'typeorm';
 import type { StepSnapshot } from '../chains/chain-snapshot.js';
 
@@ -29,12 +30,11 @@ export interface StepsRun {
   next_run_ats: Date[];
 }
 
-/** An instance's scheduled step: where it stands and when the step is due. */
+/** An instance's scheduled step: its generation and pass, and when the step is due. */
 export interface ScheduledStep {
   id: string;
   generation: number;
   repeat_count: number;
-  step_index: number;
   next_run_at: Date;
 }
 
@@ -51,8 +51,8 @@ const SNAPSHOT = `
              ORDER BY s.position, s.id)
         FROM escalation_step s WHERE s.chain_id = c.id), '[]'::jsonb))`;
 
-/** The step an instance stands on. */
-const STEP = `(i.chain_snapshot -> 'steps' -> i.step_index)`;
+/** The step an instance `i` stands on, by its due row `d`. */
+const STEP = `(i.chain_snapshot -> 'steps' -> d.step_index)`;
 /** The key of a step's target in an organization (see DueTarget). */
 const targetKey = (organization: string, step: string) =>
   `concat_ws('/', ${organization}, ${step} ->> 'target_type',
@@ -64,41 +64,43 @@ const targetKey = (organization: string, step: string) =>
  * due rows (`FOR UPDATE SKIP LOCKED`, so concurrent runners split the work; the due index
  * alone decides which), runs those of instances whose alert resolved or whose target is among
  * the resolved ones ($3) and leaves the others due, writes the pages of the firing ones (one
- * per recipient ($4..$7) and channel; contacts by phone and SMS only),
- * moves each instance on (the next step due its delay after this one was due; after the last,
- * the next pass while repeats remain, else exhausted; resolved when its alert is), moves or
- * deletes its due row and records exhaustion on the timeline. SMS reply codes take their
+ * per recipient ($4..$7) and channel; contacts by phone and SMS only), moves each due row on
+ * to the next step (due its delay after this one was due), or deletes it when the escalation
+ * ends, and writes the instance only when it ends (exhausted, or resolved with its alert) or
+ * starts another pass, recording exhaustion on the timeline. Each instance is probed by key: a
+ * hash of the instance table would cost the whole table per batch. SMS reply codes take their
  * digits from gen_random_uuid(), which draws on the strong random source.
  */
-const RUN_STEPS = `
+const RUN_STEPS = {
+  name: 'escalation-run-steps',
+  text: `
   WITH locked AS MATERIALIZED (
-    SELECT instance_id, due_at FROM escalation_due
+    SELECT instance_id, due_at, step_index FROM escalation_due
      WHERE due_at <= $1
      ORDER BY due_at
      LIMIT $2
      FOR UPDATE SKIP LOCKED
   ), claimed AS MATERIALIZED (
     SELECT i.id, i.project_id, i.alert_id, a.status = 'firing' AS firing, i.generation,
-           i.repeat_count, i.step_index, d.due_at, s.step -> 'channels' AS channels, k.target_key,
-           i.step_index + 1 < jsonb_array_length(c.steps) AS has_next,
+           i.repeat_count, d.step_index, d.due_at, s.step -> 'channels' AS channels, k.target_key,
+           d.step_index + 1 < jsonb_array_length(c.steps) AS has_next,
            i.repeat_count < (i.chain_snapshot ->> 'repeats')::int AS has_pass,
-           (c.steps -> (i.step_index + 1) ->> 'delay_seconds')::int AS next_delay,
+           (c.steps -> (d.step_index + 1) ->> 'delay_seconds')::int AS next_delay,
            (c.steps -> 0 ->> 'delay_seconds')::int AS first_delay
       FROM locked d
-      JOIN escalation_instance i ON i.id = d.instance_id
+      CROSS JOIN LATERAL (SELECT * FROM escalation_instance i WHERE i.id = d.instance_id OFFSET 0) i
       JOIN alert a ON a.id = i.alert_id
       JOIN project p ON p.id = i.project_id
       -- OFFSET 0 keeps each extraction from the snapshot evaluated once per row.
       CROSS JOIN LATERAL (SELECT i.chain_snapshot -> 'steps' AS steps OFFSET 0) c
-      CROSS JOIN LATERAL (SELECT c.steps -> i.step_index AS step OFFSET 0) s
+      CROSS JOIN LATERAL (SELECT c.steps -> d.step_index AS step OFFSET 0) s
       CROSS JOIN LATERAL (SELECT ${targetKey('p.organization_id', 's.step')} AS target_key OFFSET 0) k
      WHERE i.state = 'active' AND (a.status <> 'firing' OR k.target_key = ANY ($3::text[]))
   ), moved AS MATERIALIZED (
     SELECT id, alert_id, project_id,
            CASE WHEN NOT firing THEN 'resolved' WHEN has_next OR has_pass THEN 'active'
                 ELSE 'exhausted' END AS state,
-           CASE WHEN firing AND NOT has_next AND has_pass THEN repeat_count + 1
-                ELSE repeat_count END AS repeat_count,
+           firing AND NOT has_next AND has_pass AS next_pass,
            CASE WHEN firing AND has_next THEN step_index + 1 WHEN firing AND has_pass THEN 0
                 ELSE step_index END AS step_index,
            CASE WHEN firing AND has_next THEN due_at + make_interval(secs => next_delay)
@@ -125,13 +127,13 @@ const RUN_STEPS = `
     RETURNING id
   ), instances AS (
     UPDATE escalation_instance i
-       SET state = m.state, repeat_count = m.repeat_count, step_index = m.step_index,
+       SET state = m.state, repeat_count = i.repeat_count + m.next_pass::int,
            exhausted_at = CASE WHEN m.state = 'exhausted' THEN $1::timestamptz END,
            resolved_at = CASE WHEN m.state = 'resolved' THEN $1::timestamptz END,
            updated_at = $1
-      FROM moved m WHERE i.id = m.id
+      FROM moved m WHERE i.id = m.id AND (m.state <> 'active' OR m.next_pass)
   ), rescheduled AS (
-    UPDATE escalation_due d SET due_at = m.next_run_at
+    UPDATE escalation_due d SET due_at = m.next_run_at, step_index = m.step_index
       FROM moved m WHERE d.instance_id = m.id AND m.state = 'active'
   ), finished AS (
     DELETE FROM escalation_due d USING moved m WHERE d.instance_id = m.id AND m.state <> 'active'
@@ -143,7 +145,8 @@ const RUN_STEPS = `
   SELECT (SELECT count(*) FROM locked)::int AS locked, (SELECT count(*) FROM claimed)::int AS ran,
          coalesce((SELECT array_agg(id) FROM pages), '{}') AS page_ids,
          coalesce((SELECT array_agg(DISTINCT next_run_at) FROM moved WHERE state = 'active'),
-                  '{}') AS next_run_ats`;
+                  '{}') AS next_run_ats`,
+};
 
 /** Every read and write of escalation instances, set-based: a fixed number of statements per batch. */
 @Injectable()
@@ -175,8 +178,8 @@ export class EscalationInstancesRepository {
            FROM snapshot
          ON CONFLICT (alert_id, (COALESCE(fired_event_id, '00000000-0000-0000-0000-000000000000'::uuid)))
            DO NOTHING
-         RETURNING id, alert_id, project_id, state, generation, repeat_count, step_index,
-                   chain_snapshot, chain_id
+         RETURNING id, alert_id, project_id, state, generation, repeat_count, chain_snapshot,
+                   chain_id
        ), due AS (
          INSERT INTO escalation_due (instance_id, due_at)
          SELECT id, $6::timestamptz
@@ -191,7 +194,7 @@ export class EscalationInstancesRepository {
                 $6
            FROM opened
        )
-       SELECT o.id, o.generation, o.repeat_count, o.step_index, d.due_at AS next_run_at
+       SELECT o.id, o.generation, o.repeat_count, d.due_at AS next_run_at
          FROM opened o JOIN due d ON d.instance_id = o.id`,
       [
         openings.map((o) => o.projectId),
@@ -234,7 +237,7 @@ export class EscalationInstancesRepository {
       `SELECT DISTINCT ON (target_key) target_key, organization_id, step FROM (
          SELECT ${targetKey('p.organization_id', STEP)} AS target_key, p.organization_id,
                 ${STEP} AS step
-           FROM (SELECT instance_id FROM escalation_due WHERE due_at <= $1
+           FROM (SELECT instance_id, step_index FROM escalation_due WHERE due_at <= $1
                   ORDER BY due_at LIMIT $2) d
            JOIN escalation_instance i ON i.id = d.instance_id
            JOIN alert a ON a.id = i.alert_id
@@ -260,7 +263,7 @@ export class EscalationInstancesRepository {
     recipients: readonly TargetRecipient[],
     exhaustedKind: string,
   ): Promise<StepsRun> {
-    const [run]: StepsRun[] = await this.dataSource.query(RUN_STEPS, [
+    const [run] = await preparedQuery<StepsRun>(this.dataSource, RUN_STEPS, [
       at,
       limit,
       targets,
@@ -271,6 +274,19 @@ export class EscalationInstancesRepository {
       exhaustedKind,
     ]);
     return run;
+  }
+
+  /**
+   * Runs the batch statement on `connections` pooled connections at once, due by the epoch so
+   * that it takes nothing: each connection then holds it prepared with its tables' metadata
+   * loaded, and a burst's first batches start at full speed.
+   */
+  async warm(connections: number, exhaustedKind: string): Promise<void> {
+    await Promise.all(
+      Array.from({ length: connections }, () =>
+        this.runSteps(new Date(0), 1, [], [], exhaustedKind),
+      ),
+    );
   }
 
   /** Account phone numbers (verified ones only) for phone and SMS pages. */
@@ -312,17 +328,17 @@ export class EscalationInstancesRepository {
       const [restarted]: ScheduledStep[] = await manager.query(
         `WITH restarted AS (
            UPDATE escalation_instance
-              SET state = 'active', generation = generation + 1, repeat_count = 0, step_index = 0,
+              SET state = 'active', generation = generation + 1, repeat_count = 0,
                   re_escalate_at = NULL, acknowledged_at = NULL, updated_at = $2
             WHERE id = $1
-            RETURNING id, generation, repeat_count, step_index
+            RETURNING id, generation, repeat_count
          ), due AS (
-           INSERT INTO escalation_due (instance_id, due_at)
-           SELECT id, $2::timestamptz + make_interval(secs => $3::int) FROM restarted
-           ON CONFLICT (instance_id) DO UPDATE SET due_at = EXCLUDED.due_at
+           INSERT INTO escalation_due (instance_id, due_at, step_index)
+           SELECT id, $2::timestamptz + make_interval(secs => $3::int), 0 FROM restarted
+           ON CONFLICT (instance_id) DO UPDATE SET due_at = EXCLUDED.due_at, step_index = 0
            RETURNING due_at
          )
-         SELECT r.id, r.generation, r.repeat_count, r.step_index, d.due_at AS next_run_at
+         SELECT r.id, r.generation, r.repeat_count, d.due_at AS next_run_at
            FROM restarted r, due d`,
         [instanceId, at, first_delay],
       );
