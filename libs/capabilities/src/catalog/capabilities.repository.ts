@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { preparedQuery } from '@platform/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KindSet } from './kinds.js';
 
@@ -22,6 +23,20 @@ export interface ProjectFeatureRow extends FeatureRow {
 }
 
 const FEATURE_COLUMNS = 'f.key, f.name, f.provisioning_tier, f.billed, f.available_kinds';
+
+/** What a project has, with Limit and Grant: every capability-guarded request reads it. */
+const PROJECT_FEATURES = {
+  name: 'project-features',
+  text: `SELECT ${FEATURE_COLUMNS}, l.allowed_kinds AS limit_kinds,
+              g.project_id IS NOT NULL AS granted, g.allowed_kinds AS grant_kinds,
+              g.created_at AS granted_at, g.updated_at AS grant_updated_at
+         FROM project p
+         CROSS JOIN feature f
+         LEFT JOIN feature_limit l ON l.feature_key = f.key AND l.organization_id = p.organization_id
+         LEFT JOIN feature_grant g ON g.feature_key = f.key AND g.project_id = p.id
+        WHERE p.id = $1 AND ($2::text IS NULL OR f.key = $2)
+        ORDER BY f.position`,
+};
 
 /** The catalog, Limits and Grants. Every read is fresh: Available is never cached. */
 @Injectable()
@@ -57,18 +72,7 @@ export class CapabilitiesRepository {
 
   /** The project's features with Limit and Grant, in one read; `key` narrows to one. */
   projectFeatures(projectId: string, key?: string): Promise<ProjectFeatureRow[]> {
-    return this.dataSource.query(
-      `SELECT ${FEATURE_COLUMNS}, l.allowed_kinds AS limit_kinds,
-              g.project_id IS NOT NULL AS granted, g.allowed_kinds AS grant_kinds,
-              g.created_at AS granted_at, g.updated_at AS grant_updated_at
-         FROM project p
-         CROSS JOIN feature f
-         LEFT JOIN feature_limit l ON l.feature_key = f.key AND l.organization_id = p.organization_id
-         LEFT JOIN feature_grant g ON g.feature_key = f.key AND g.project_id = p.id
-        WHERE p.id = $1 AND ($2::text IS NULL OR f.key = $2)
-        ORDER BY f.position`,
-      [projectId, key ?? null],
-    );
+    return preparedQuery(this.dataSource, PROJECT_FEATURES, [projectId, key ?? null]);
   }
 
   /**

@@ -1,23 +1,27 @@
 import { Injectable } from '@nestjs/common';
+import { preparedQuery } from '@platform/database';
 import { DataSource } from 'typeorm';
 import { Organization, Project } from '../entities.js';
 import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
+
+/** Every project-scoped request reads its project first: a named statement. */
+const PROJECT_BY_ID = {
+  name: 'project-by-id',
+  text: 'SELECT organization_id, name, created_at, updated_at FROM project WHERE id = $1',
+};
 
 @Injectable()
 export class ProjectsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Every project-scoped request reads its project here first, so the statement is written out. */
+  /** The project by id, mapped by hand (see PROJECT_BY_ID). */
   async findById(id: string): Promise<Project | null> {
     const rows: Array<{
       organization_id: string;
       name: string;
       created_at: Date;
       updated_at: Date;
-    }> = await this.dataSource.query(
-      'SELECT organization_id, name, created_at, updated_at FROM project WHERE id = $1',
-      [id],
-    );
+    }> = await preparedQuery(this.dataSource, PROJECT_BY_ID, [id]);
     if (rows.length === 0) return null;
     const [row] = rows;
     return Object.assign(new Project(), {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { preparedQuery } from '@platform/database';
 import { DataSource, IsNull } from 'typeorm';
 import { Account, ApiToken, Membership } from '../entities.js';
 
@@ -29,6 +30,27 @@ interface OwnedTokenRow {
   membership_updated_at: Date;
 }
 
+/** Every static-token request starts here: a named statement, prepared once per connection. */
+const TOKEN_WITH_OWNER = {
+  name: 'api-token-with-owner',
+  text: `SELECT t.id, t.organization_id, t.account_id, t.project_id, t.name, t.kind, t.last4,
+              t.scopes, t.created_at, t.last_used_at,
+              a.login AS account_login, a.name AS account_name,
+              a.email_verified_at AS account_email_verified_at,
+              a.is_platform_admin AS account_is_platform_admin,
+              a.phone_number AS account_phone_number,
+              a.phone_verified_at AS account_phone_verified_at,
+              a.created_at AS account_created_at, a.updated_at AS account_updated_at,
+              m.id AS membership_id, m.role AS membership_role,
+              m.permissions AS membership_permissions, m.created_at AS membership_created_at,
+              m.updated_at AS membership_updated_at
+         FROM api_token t
+         JOIN account a ON a.id = t.account_id
+         LEFT JOIN membership m
+           ON m.account_id = t.account_id AND m.organization_id = t.organization_id
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+};
+
 /** last_used_at is written at most once a minute per token, not on every request. */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 
@@ -48,25 +70,7 @@ export class TokensRepository {
   async findActiveWithOwner(
     tokenHash: string,
   ): Promise<{ token: ApiToken; account: Account; membership: Membership | null } | null> {
-    const rows: OwnedTokenRow[] = await this.dataSource.query(
-      `SELECT t.id, t.organization_id, t.account_id, t.project_id, t.name, t.kind, t.last4,
-              t.scopes, t.created_at, t.last_used_at,
-              a.login AS account_login, a.name AS account_name,
-              a.email_verified_at AS account_email_verified_at,
-              a.is_platform_admin AS account_is_platform_admin,
-              a.phone_number AS account_phone_number,
-              a.phone_verified_at AS account_phone_verified_at,
-              a.created_at AS account_created_at, a.updated_at AS account_updated_at,
-              m.id AS membership_id, m.role AS membership_role,
-              m.permissions AS membership_permissions, m.created_at AS membership_created_at,
-              m.updated_at AS membership_updated_at
-         FROM api_token t
-         JOIN account a ON a.id = t.account_id
-         LEFT JOIN membership m
-           ON m.account_id = t.account_id AND m.organization_id = t.organization_id
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-      [tokenHash],
-    );
+    const rows = await preparedQuery<OwnedTokenRow>(this.dataSource, TOKEN_WITH_OWNER, [tokenHash]);
     if (rows.length === 0) return null;
     const [row] = rows;
     const token = Object.assign(new ApiToken(), {
