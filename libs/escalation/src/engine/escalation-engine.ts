@@ -31,12 +31,12 @@ interface ResolvedTargets {
  *
  * An instance opens per firing episode that a route with a chain notified, keeping a snapshot of
  * the chain. Its state lives in PostgreSQL: the step it stands on and when that step is due (its
- * due row), the pass (`repeat_count`) and the generation (bumped by each re-escalation). Every step run has one
- * BullMQ delayed job with a deterministic id; the job runs every step due by then, in batches
- * claimed with `FOR UPDATE SKIP LOCKED`, so a burst of due steps is taken by whichever jobs run
- * first and the rest find nothing left. Executing a step writes its pages (the outbox that page
- * delivery drains) and the instance's next position in one statement: a step is paged once,
- * and a crash before the commit leaves it due for the next job or the sweeper. Whom a step
+ * due row), the pass (`repeat_count`) and the generation (bumped by each re-escalation). Every
+ * step run has one BullMQ delayed job with a deterministic id; the job runs every step due by
+ * then, in batches claimed with `FOR UPDATE SKIP LOCKED`, so a burst of due steps is taken by
+ * whichever jobs run first and the rest find nothing left. Executing a step writes its pages (the
+ * outbox that page delivery drains) and moves its due row on in one statement: a step is paged
+ * once, and a crash before the commit leaves it due for the next job or the sweeper. Whom a step
  * pages is resolved per distinct target (a burst of thousands of steps has few) before its
  * batches run, so a batch is one statement that never leaves PostgreSQL; each page's ledger
  * row and `paged` timeline event are written when it is delivered.
