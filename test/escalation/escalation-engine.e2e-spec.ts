@@ -209,6 +209,14 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     await settle();
     expect(twilio.requests.filter((r) => r.to === BOB_PHONE)).toEqual([]);
     expect((await instance(alertId)).state).toBe('active');
+    // The position travels on the due row: the second step, due 300 s after the first.
+    const [due] = await db.query<Array<{ step_index: number; after: number }>>(
+      `SELECT d.step_index, extract(epoch FROM d.due_at - i.opened_at)::int AS after
+         FROM escalation_due d JOIN escalation_instance i ON i.id = d.instance_id
+        WHERE i.alert_id = $1`,
+      [alertId],
+    );
+    expect(due).toEqual({ step_index: 1, after: 300 });
 
     advance(1);
     const call = await twilio.waitFor((r) => r.kind === 'call' && r.to === BOB_PHONE);
