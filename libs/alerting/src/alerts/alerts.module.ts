@@ -7,8 +7,10 @@ import { SilencesService } from '../suppression/silences.service.js';
 import { SuppressionModule } from '../suppression/suppression.module.js';
 import { AlertEventsRepository } from '../timeline/alert-events.repository.js';
 import { AlertEventsController, AlertsController } from './alerts.controller.js';
+import { AlertSearchTexts } from './alert-search-texts.js';
 import { AlertsRepository } from './alerts.repository.js';
 import { AlertsService } from './alerts.service.js';
+import { AlertSearchTextsRepository } from './search-texts.repository.js';
 
 /**
  * Alerts, their timeline and acknowledgements; silences and maintenance windows. Exports
@@ -24,6 +26,8 @@ import { AlertsService } from './alerts.service.js';
   ],
   providers: [
     AlertEventsRepository,
+    AlertSearchTexts,
+    AlertSearchTextsRepository,
     AlertsRepository,
     AlertsService,
     SilencesService,

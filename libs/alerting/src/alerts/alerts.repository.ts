@@ -15,6 +15,7 @@ import {
   alertView,
   type AlertViewRow,
 } from './alert-view.js';
+import { AlertSearchTexts } from './alert-search-texts.js';
 
 export interface AlertEventRow {
   id: string;
@@ -33,7 +34,12 @@ interface SearchStateRow {
   counted_total: string | null;
   /** The search index answers the term exactly: one or two characters, no separator. */
   exact: boolean | null;
+  /** lower(term), as the search texts hold it. */
+  lowered_term: string | null;
 }
+
+/** How a search's total was had: see `AlertsRepository.totalBeforePage`. */
+export type SearchTotalSource = 'kept' | 'memory' | 'added' | 'counted';
 
 /**
  * The statements of one list request for alerts aliased `a` and search rows aliased `s`. `$1`
@@ -158,6 +164,8 @@ interface CountedTotal {
 interface TotalBeforePage {
   total: number | null;
   counted: CountedTotal | null;
+  /** For a search (null otherwise). */
+  source: SearchTotalSource | null;
 }
 
 const count = async (
@@ -171,7 +179,10 @@ const count = async (
 
 @Injectable()
 export class AlertsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly searchTexts: AlertSearchTexts,
+  ) {}
 
   /**
    * A page of the project's alerts, most recently received first (ties by id descending), and
@@ -181,21 +192,22 @@ export class AlertsRepository {
    * - no page is read when the total says it is empty; otherwise, for a search, the total and
    *   the project's size choose between walking the list in order and collecting the matches
    *   (`searchPageStrategy`);
-   * - a total counted here is kept afterwards for the next request of the term.
+   * - a total counted here is kept afterwards for the next request of the term, and the
+   *   project's search texts are brought up to date in the background (`AlertSearchTexts`).
    */
   async list(
     projectId: string,
     filter: AlertListFilter,
-  ): Promise<{ items: AlertView[]; total: number }> {
+  ): Promise<{ items: AlertView[]; total: number; source: SearchTotalSource | null }> {
     // PostgreSQL text never holds NUL, so such a search matches nothing (and cannot be sent).
-    if (filter.q?.includes('\u0000')) return { items: [], total: 0 };
+    if (filter.q?.includes('\u0000')) return { items: [], total: 0, source: null };
     const term = keptTerm(filter);
-    const { items, total, counted } = await this.dataSource.transaction(
+    const { items, total, counted, source, state } = await this.dataSource.transaction(
       'REPEATABLE READ',
       async (manager) => {
         const state = await this.searchState(manager, projectId, filter.q, term);
         const exact = state.exact === true;
-        const { total, counted } = await this.totalBeforePage(
+        const { total, counted, source } = await this.totalBeforePage(
           manager,
           projectId,
           filter,
@@ -203,7 +215,7 @@ export class AlertsRepository {
           state,
         );
         if (total !== null && (total === 0 || filter.offset >= total))
-          return { items: [], total, counted };
+          return { items: [], total, counted, source, state };
         const strategy =
           filter.q === null || total === null
             ? 'walk'
@@ -219,16 +231,24 @@ export class AlertsRepository {
           statements.params,
         );
         const items = rows.map(alertView);
-        if (total !== null) return { items, total, counted };
+        if (total !== null) return { items, total, counted, source, state };
         // A page that is not full, and not past the end, ends the matches.
         if (items.length < filter.limit && (items.length > 0 || filter.offset === 0))
-          return { items, total: filter.offset + items.length, counted };
+          return { items, total: filter.offset + items.length, counted, source, state };
         const counting = new ListStatements(projectId, filter);
-        return { items, total: await count(manager, counting, counting.count(exact)), counted };
+        const matches = await count(manager, counting, counting.count(exact));
+        return { items, total: matches, counted, source, state };
       },
     );
     if (counted !== null) await this.keep(projectId, counted);
-    return { items, total };
+    if (term !== null && state.generation !== null) {
+      this.searchTexts.refresh(
+        projectId,
+        Number(state.generation),
+        Number(state.rewritten_generation ?? 0),
+      );
+    }
+    return { items, total, source };
   }
 
   /**
@@ -249,7 +269,8 @@ export class AlertsRepository {
               st.generation, st.rewritten_generation, st.alerts,
               c.generation AS counted_generation, c.total AS counted_total,
               length(lower($2::text)) <= 2 AND strpos($2, chr(30)) = 0
-                AND strpos($2, chr(31)) = 0 AS exact
+                AND strpos($2, chr(31)) = 0 AS exact,
+              lower($3::text) AS lowered_term
          FROM (SELECT 1) AS one
          LEFT JOIN alert_search_state st ON st.project_id = $1
          LEFT JOIN alert_search_total c ON c.project_id = $1 AND c.term = lower($3::text)`,
@@ -260,10 +281,11 @@ export class AlertsRepository {
 
   /**
    * Without search or filter, the project's alert count. A search without filter takes its
-   * kept total when nothing changed since it was counted, adds the matches among search rows
-   * written since when alerts were only added, and is counted otherwise (see `keptTotalUse`);
-   * other searches are counted. Filters without search are counted only when the page cannot
-   * tell (null here).
+   * kept total when nothing changed since it was counted; otherwise it counts its matches in
+   * the project's search texts held in memory when they can tell (`AlertSearchTexts.usable`),
+   * or adds the matches among search rows written since the kept total when alerts were only
+   * added, or is counted in SQL (see `keptTotalUse`). Other searches are counted in SQL.
+   * Filters without search are counted only when the page cannot tell (null here).
    */
   private async totalBeforePage(
     manager: EntityManager,
@@ -277,25 +299,42 @@ export class AlertsRepository {
       const plain = filter.status === null && filter.acknowledged === null;
       // No state row: a project that never had an alert, or alerts written around the
       // triggers; the page and a count tell.
-      return { total: plain && generation !== null ? Number(state.alerts) : null, counted: null };
+      const total = plain && generation !== null ? Number(state.alerts) : null;
+      return { total, counted: null, source: null };
     }
     const statements = new ListStatements(projectId, filter);
     const exact = state.exact === true;
-    if (term === null)
-      return { total: await count(manager, statements, statements.count(exact)), counted: null };
+    if (term === null) {
+      const total = await count(manager, statements, statements.count(exact));
+      return { total, counted: null, source: 'counted' };
+    }
     const rewritten = Number(state.rewritten_generation ?? 0);
     const countedAt = state.counted_generation === null ? null : Number(state.counted_generation);
     const use = keptTotalUse({ generation, rewritten, counted: countedAt });
-    if (use === 'kept') return { total: Number(state.counted_total), counted: null };
-    const total =
-      use === 'added'
-        ? Number(state.counted_total) +
-          (await count(manager, statements, statements.countAddedSince(countedAt!)))
-        : await count(manager, statements, statements.count(exact));
-    return {
+    if (use === 'kept')
+      return { total: Number(state.counted_total), counted: null, source: 'kept' };
+    const counted = (total: number, source: SearchTotalSource): TotalBeforePage => ({
       total,
       counted: generation === null ? null : { term, generation, rewritten, total },
-    };
+      source,
+    });
+    const texts =
+      generation === null ? null : this.searchTexts.usable(projectId, generation, rewritten);
+    // The texts when they stand later than the kept total: fewer added alerts to count in SQL.
+    if (texts !== null && (use === 'count' || texts.generation >= countedAt!)) {
+      // Counted before any await: a refresh may replace the texts meanwhile.
+      const held = texts.count(state.lowered_term!);
+      const added =
+        texts.generation < generation!
+          ? await count(manager, statements, statements.countAddedSince(texts.generation))
+          : 0;
+      return counted(held + added, 'memory');
+    }
+    if (use === 'added') {
+      const added = await count(manager, statements, statements.countAddedSince(countedAt!));
+      return counted(Number(state.counted_total) + added, 'added');
+    }
+    return counted(await count(manager, statements, statements.count(exact)), 'counted');
   }
 
   /**

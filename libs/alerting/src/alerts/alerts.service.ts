@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ListResult } from '@platform/core';
+import { ListResult, MetricsService } from '@platform/core';
+import { Counter } from 'prom-client';
 import { alertingNotFound } from '../alerting-exception.js';
 import { type AlertListFilter } from './alert-list-query.js';
 import type { AlertView } from './alert-view.js';
 import { type AlertEventRow, AlertsRepository } from './alerts.repository.js';
+
+const SEARCH_TOTALS = 'alert_search_totals_total';
 
 export const ALERT_EVENTS_DEFAULT_LIMIT = 100;
 export const ALERT_EVENTS_MAX_LIMIT = 500;
@@ -18,10 +21,25 @@ const eventView = (e: AlertEventRow) => ({
 
 @Injectable()
 export class AlertsService {
-  constructor(private readonly alerts: AlertsRepository) {}
+  private readonly searchTotals: Counter<'source'>;
+
+  constructor(
+    private readonly alerts: AlertsRepository,
+    metrics: MetricsService,
+  ) {
+    this.searchTotals =
+      (metrics.registry.getSingleMetric(SEARCH_TOTALS) as Counter<'source'> | undefined) ??
+      new Counter({
+        name: SEARCH_TOTALS,
+        help: 'Totals of alert searches by how they were had: kept, memory, added or counted',
+        labelNames: ['source'] as const,
+        registers: [metrics.registry],
+      });
+  }
 
   async list(projectId: string, filter: AlertListFilter): Promise<ListResult<AlertView>> {
     const page = await this.alerts.list(projectId, filter);
+    if (page.source !== null) this.searchTotals.inc({ source: page.source });
     return new ListResult(page.items, page.total);
   }
 

@@ -1,4 +1,5 @@
 export * from './alert-list-query.js';
+export * from './alert-search-texts.js';
 export * from './alert-view.js';
 export * from './alerts.module.js';
 export * from './alerts.repository.js';

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       signedLinkTtlSeconds: 86400,
       digestFlushIntervalSeconds: 900,
       escalationSweepIntervalMs: 5000,
+      alertSearchMemoryMb: 256,
     });
   });
 
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
       SIGNED_LINK_TTL_SECONDS: '3600',
       DIGEST_FLUSH_INTERVAL_SECONDS: '300',
       ESCALATION_SWEEP_INTERVAL_MS: '1000',
+      ALERT_SEARCH_MEMORY_MB: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       signedLinkTtlSeconds: 3600,
       digestFlushIntervalSeconds: 300,
       escalationSweepIntervalMs: 1000,
+      alertSearchMemoryMb: 0,
     });
   });
 

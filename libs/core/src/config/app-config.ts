@@ -57,6 +57,8 @@ export interface AppConfig {
   digestFlushIntervalSeconds: number;
   /** How often the worker's escalation sweeper looks for due work Redis may have lost. */
   escalationSweepIntervalMs: number;
+  /** Memory the API may hold for search texts of searched projects, in MiB (0: none). */
+  alertSearchMemoryMb: number;
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
@@ -235,6 +237,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
     escalationSweepIntervalMs: read.integer('ESCALATION_SWEEP_INTERVAL_MS', 5000, 50, 60000),
+    alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** What `AlertSearchTextsRepository.read` found. */
+export type SearchTextsRead =
+  /** The project has no search state: it never had an alert. */
+  | { kind: 'none' }
+  /** The project's texts would pass the given number of characters. */
+  | { kind: 'too_large' }
+  /**
+   * Texts as of `generation`: every text of the project (`full`), or those written after the
+   * requested generation when nothing was rewritten since.
+   */
+  | { kind: 'texts'; generation: number; full: boolean; texts: string[] };
+
+const BATCH = 10_000;
+
+@Injectable()
+export class AlertSearchTextsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The project's search texts, read in one snapshot with the generation they stand at: those
+   * added after `since`, or all of them when `since` is null or a text was changed or removed
+   * after it. Fetched in batches through a cursor, and given up once they pass `maxChars`.
+   */
+  async read(projectId: string, since: number | null, maxChars: number): Promise<SearchTextsRead> {
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
+      const [state]: Array<{ generation: string; rewritten_generation: string }> =
+        await manager.query(
+          `SELECT generation, rewritten_generation FROM alert_search_state WHERE project_id = $1`,
+          [projectId],
+        );
+      if (state === undefined) return { kind: 'none' };
+      const generation = Number(state.generation);
+      const full = since === null || Number(state.rewritten_generation) > since;
+      await manager.query(
+        `DECLARE search_texts NO SCROLL CURSOR FOR
+           SELECT search_text FROM alert_search
+            WHERE project_id = $1${full ? '' : ' AND generation > $2'}`,
+        full ? [projectId] : [projectId, since],
+      );
+      const texts: string[] = [];
+      let chars = 0;
+      for (;;) {
+        const rows: Array<{ search_text: string }> = await manager.query(
+          `FETCH ${BATCH} FROM search_texts`,
+        );
+        for (const row of rows) {
+          texts.push(row.search_text);
+          chars += row.search_text.length + 1;
+        }
+        if (chars > maxChars) return { kind: 'too_large' };
+        if (rows.length < BATCH) break;
+      }
+      return { kind: 'texts', generation, full, texts };
+    });
+  }
+}
