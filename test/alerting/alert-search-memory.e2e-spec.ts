@@ -7,7 +7,7 @@ import { alertsProject } from '../support/alerting.js';
 import { bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 type Row = Record<string, unknown>;
-type Source = 'kept' | 'memory' | 'added' | 'counted';
+type Source = 'kept' | 'memory' | 'forward' | 'counted';
 
 /**
  * Search totals counted from the project's search texts held in the API's memory: exact as
@@ -61,7 +61,7 @@ describe('alerts: search totals from the texts held in memory', () => {
 
   const sources = async (): Promise<Record<Source, number>> => {
     const metric = t.get(MetricsService).registry.getSingleMetric('alert_search_totals_total')!;
-    const counts: Record<Source, number> = { kept: 0, memory: 0, added: 0, counted: 0 };
+    const counts: Record<Source, number> = { kept: 0, memory: 0, forward: 0, counted: 0 };
     for (const v of (await metric.get()).values) counts[v.labels.source as Source] = v.value;
     return counts;
   };
@@ -130,44 +130,106 @@ describe('alerts: search totals from the texts held in memory', () => {
     expect(await firstSearch('late')).toEqual({ total: 5, source: 'memory' });
   });
 
-  it('counts in SQL after a text changes or an alert goes, until the texts are read again', async () => {
+  it('counts changed texts off and on at once, and in SQL after an alert goes', async () => {
     await db.query(
       `UPDATE alert SET annotations = '{"summary": "renamed"}'
-        WHERE project_id = $1 AND fingerprint = 'queue-1'`,
+        WHERE project_id = $1 AND fingerprint IN ('queue-1', 'late-1')`,
       [projectId],
     );
-    expect(await firstSearch('renamed')).toEqual({ total: 1, source: 'counted' });
+    expect(await firstSearch('renamed')).toEqual({ total: 2, source: 'memory' });
+    expect(await firstSearch('queue growing')).toEqual({ total: 43, source: 'memory' });
+    // Changed again, and an alert both added and changed since the texts were read.
+    await seed(projectId, 'later', 1, 'QueueBacklog', 'Queue growing later');
+    await db.query(
+      `UPDATE alert SET annotations = '{"summary": "renamed twice"}'
+        WHERE project_id = $1 AND fingerprint IN ('queue-1', 'later-1')`,
+      [projectId],
+    );
+    expect(await firstSearch('renamed')).toEqual({ total: 3, source: 'memory' });
+    expect(await firstSearch('twice')).toEqual({ total: 2, source: 'memory' });
+    expect(await firstSearch('queue growing')).toEqual({ total: 43, source: 'memory' });
     await texts.settled();
-    expect(await firstSearch('renamed')).toEqual({ total: 1, source: 'memory' });
-    expect(await firstSearch('queue growing')).toEqual({ total: 44, source: 'memory' });
+    const held = texts.usable(projectId, Number.MAX_SAFE_INTEGER, 0)!;
+    expect(held.alerts).toBe(71);
+    expect(held.count('renamed')).toBe(3);
+    expect(await firstSearch('renamed')).toEqual({ total: 3, source: 'memory' });
 
-    await db.query(`DELETE FROM alert WHERE project_id = $1 AND fingerprint LIKE 'late-%'`, [
+    await db.query(`DELETE FROM alert WHERE project_id = $1 AND fingerprint LIKE 'late%'`, [
       projectId,
     ]);
     expect(await firstSearch('queue growing')).toEqual({ total: 39, source: 'counted' });
     await texts.settled();
     expect(await firstSearch('queue growing')).toEqual({ total: 39, source: 'memory' });
     expect(await firstSearch('late')).toEqual({ total: 0, source: 'memory' });
+    expect(await firstSearch('renamed')).toEqual({ total: 1, source: 'memory' });
+  });
+
+  it('brings a kept total forward across changed texts', async () => {
+    await db.query('DELETE FROM alert_search_total');
+    expect((await search('disk almost')).metadata.total).toBe(25);
+    await db.query(
+      `UPDATE alert SET annotations = '{"summary": "Disk fine"}'
+        WHERE project_id = $1 AND fingerprint IN ('disk-1', 'disk-2')`,
+      [projectId],
+    );
+    await seed(projectId, 'disk2', 3, 'DiskSpaceLow', 'Disk almost full on web');
+    const before = await sources();
+    expect((await search('disk almost')).metadata.total).toBe(26);
+    const after = await sources();
+    expect(after.forward + after.memory).toBe(before.forward + before.memory + 1);
+    expect(await expected('disk almost')).toBe(26);
   });
 
   it('answers the same page whichever way the total was had', async () => {
     await db.query('DELETE FROM alert_search_total');
     const before = await sources();
     const fromMemory = await search('disk');
-    // A rewrite of an alert that does not match makes the texts unusable until read again.
-    await db.query(
-      `UPDATE alert SET annotations = '{"summary": "other"}'
-        WHERE project_id = $1 AND fingerprint = 'queue-2'`,
-      [projectId],
-    );
+    // A removal makes the texts unusable until they are read again.
+    await db.query(`DELETE FROM alert WHERE project_id = $1 AND fingerprint = 'queue-2'`, [
+      projectId,
+    ]);
     await db.query('DELETE FROM alert_search_total');
     const inSql = await search('disk');
     const after = await sources();
     expect(after.memory).toBe(before.memory + 1);
     expect(after.counted).toBe(before.counted + 1);
     expect(inSql.metadata).toEqual(fromMemory.metadata);
-    expect(inSql.metadata.total).toBe(25);
+    expect(inSql.metadata.total).toBe(28);
     expect(inSql.data.map((a) => a.id)).toEqual(fromMemory.data.map((a) => a.id));
+  });
+
+  it('trims the log of replaced texts to the last 65,536 generations', async () => {
+    await texts.settled();
+    const state = async () =>
+      (
+        (await db.query(
+          `SELECT generation::int AS generation, rewritten_generation::int AS rewritten,
+                  (SELECT count(*)::int FROM alert_search_replaced r WHERE r.project_id = s.project_id) AS logged
+             FROM alert_search_state s WHERE project_id = $1`,
+          [projectId],
+        )) as Array<{ generation: number; rewritten: number; logged: number }>
+      )[0];
+    const rename = (fingerprint: string, summary: string) =>
+      db.query(
+        `UPDATE alert SET annotations = jsonb_build_object('summary', $3::text)
+          WHERE project_id = $1 AND fingerprint = $2`,
+        [projectId, fingerprint, summary],
+      );
+    await rename('queue-3', 'first');
+    const { generation, rewritten, logged } = await state();
+    expect(logged).toBeGreaterThan(0);
+    // The next change lands on generation 66,048 (a multiple of 256).
+    await db.query('UPDATE alert_search_state SET generation = 66047 WHERE project_id = $1', [
+      projectId,
+    ]);
+    await rename('queue-4', 'second');
+    expect(await state()).toEqual({ generation: 66048, rewritten: 512, logged: 1 });
+    expect(generation).toBeLessThan(512);
+    expect(rewritten).toBeLessThan(512);
+    // Counts older than the log cannot be brought forward: the texts are read again.
+    expect(await firstSearch('queue growing')).toEqual({ total: 36, source: 'counted' });
+    await texts.settled();
+    expect(await firstSearch('queue growing')).toEqual({ total: 36, source: 'memory' });
   });
 
   it('reports the memory it holds', async () => {

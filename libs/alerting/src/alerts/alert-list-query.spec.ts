@@ -114,12 +114,12 @@ describe('keptTotalUse', () => {
     expect(keptTotalUse({ generation: 7, rewritten: 3, counted: 7 })).toBe('kept');
   });
 
-  it('adds the later matches when alerts were only added since', () => {
-    expect(keptTotalUse({ generation: 9, rewritten: 3, counted: 7 })).toBe('added');
-    expect(keptTotalUse({ generation: 9, rewritten: 7, counted: 7 })).toBe('added');
+  it('brings the kept total forward when no alert went since', () => {
+    expect(keptTotalUse({ generation: 9, rewritten: 3, counted: 7 })).toBe('forward');
+    expect(keptTotalUse({ generation: 9, rewritten: 7, counted: 7 })).toBe('forward');
   });
 
-  it('counts afresh after a rewrite, without a kept total or with one from elsewhere', () => {
+  it('counts afresh once alerts went, without a kept total or with one from elsewhere', () => {
     expect(keptTotalUse({ generation: 9, rewritten: 8, counted: 7 })).toBe('count');
     expect(keptTotalUse({ generation: 9, rewritten: 0, counted: null })).toBe('count');
     expect(keptTotalUse({ generation: null, rewritten: 0, counted: null })).toBe('count');

@@ -91,7 +91,7 @@ export function keptTerm(filter: AlertListFilter): string | null {
 export interface SearchGenerations {
   /** The project's latest generation; null: the project never had an alert. */
   generation: number | null;
-  /** The latest generation that changed or removed existing search text. */
+  /** Counts as of an earlier generation than this cannot be brought forward (alerts went). */
   rewritten: number;
   /** The generation the kept total was counted at; null: none kept. */
   counted: number | null;
@@ -99,13 +99,13 @@ export interface SearchGenerations {
 
 /**
  * How the total of a kept term is had: `kept` when nothing changed since it was counted;
- * `added` when alerts were only added since (the kept total plus the matches among search rows
- * of later generations); otherwise `count` afresh.
+ * `forward` when it can be brought forward (the kept total plus the matches among search rows
+ * written since, less those among the texts of then replaced since); otherwise `count` afresh.
  */
-export function keptTotalUse(g: SearchGenerations): 'kept' | 'added' | 'count' {
+export function keptTotalUse(g: SearchGenerations): 'kept' | 'forward' | 'count' {
   if (g.generation === null || g.counted === null || g.counted > g.generation) return 'count';
   if (g.counted === g.generation) return 'kept';
-  return g.rewritten > g.counted ? 'count' : 'added';
+  return g.rewritten > g.counted ? 'count' : 'forward';
 }
 
 /**

@@ -6,6 +6,9 @@ import type { AlertSearchTextsRepository, SearchTextsRead } from './search-texts
 /** A project's rows as the repository would read them: text and generation. */
 type Rows = Array<{ text: string; generation: number }>;
 
+/** Texts replaced at `generation`, written at `written`. */
+type Replaced = Array<{ text: string; generation: number; written: number }>;
+
 /** Time stands still unless a read moves it, as a slow read would. */
 class FakeClock extends Clock {
   ms = 1_000_000;
@@ -16,7 +19,7 @@ class FakeClock extends Clock {
 
 /** Reads from in-memory projects, recording every call. */
 class FakeRepository {
-  readonly projects = new Map<string, { rows: Rows; rewritten: number }>();
+  readonly projects = new Map<string, { rows: Rows; rewritten: number; replaced?: Replaced }>();
   readonly calls: Array<{ projectId: string; since: number | null }> = [];
   /** How far a read moves the clock. */
   readMs = 0;
@@ -32,7 +35,12 @@ class FakeRepository {
     const full = since === null || project.rewritten > since;
     const texts = project.rows.filter((r) => full || r.generation > since).map((r) => r.text);
     if (texts.reduce((n, t) => n + t.length + 1, 0) > maxChars) return { kind: 'too_large' };
-    return { kind: 'texts', generation, full, texts };
+    const replaced = full
+      ? []
+      : (project.replaced ?? [])
+          .filter((r) => r.generation > since && r.written <= since)
+          .map((r) => r.text);
+    return { kind: 'texts', generation, full, texts, replaced };
   }
 }
 
@@ -106,6 +114,46 @@ describe('AlertSearchTexts', () => {
     expect(repository.calls.at(-1)).toEqual({ projectId: 'p', since: null });
     expect(texts.usable('p', 3, 3)?.count('old')).toBe(1);
     expect(texts.usable('p', 3, 3)?.count('new')).toBe(4);
+  });
+
+  it('counts off the texts replaced since, and reads afresh once they are a quarter', async () => {
+    const { repository, texts } = setUp(1);
+    const project = { rows: rows(8, 'old', 1), rewritten: 0, replaced: [] as Replaced };
+    repository.projects.set('p', project);
+    texts.refresh('p', 1, 0);
+    await texts.settled();
+    // Two texts replaced at 2 and 3; one alert added at 3 and replaced at 4.
+    project.rows.splice(0, 2, { text: 'new', generation: 2 }, { text: 'new', generation: 3 });
+    project.rows.push({ text: 'newer', generation: 4 });
+    project.replaced.push(
+      { text: 'old', generation: 2, written: 1 },
+      { text: 'old', generation: 3, written: 1 },
+      { text: 'added', generation: 4, written: 3 },
+    );
+    texts.refresh('p', 4, 0);
+    await texts.settled();
+    expect(repository.calls.at(-1)).toEqual({ projectId: 'p', since: 1 });
+    const held = texts.usable('p', 4, 0)!;
+    expect([held.count('old'), held.count('new'), held.count('newer'), held.alerts]).toEqual([
+      6, 3, 1, 9,
+    ]);
+    expect(held.replacedTexts).toBe(2);
+
+    project.rows.splice(2, 1, { text: 'new', generation: 5 });
+    project.replaced.push({ text: 'old', generation: 5, written: 1 });
+    texts.refresh('p', 5, 0);
+    await texts.settled();
+    expect(repository.calls.at(-1)).toEqual({ projectId: 'p', since: 4 });
+    expect(texts.usable('p', 5, 0)!.replacedTexts).toBe(3);
+    // 3 of 9: more than a quarter, so the next refresh reads afresh.
+    project.rows.push({ text: 'x', generation: 6 });
+    texts.refresh('p', 6, 0);
+    await texts.settled();
+    expect(repository.calls.at(-1)).toEqual({ projectId: 'p', since: null });
+    const fresh = texts.usable('p', 6, 0)!;
+    expect([fresh.count('old'), fresh.count('new'), fresh.replacedTexts, fresh.alerts]).toEqual([
+      5, 4, 0, 10,
+    ]);
   });
 
   it('spaces full reads by twenty times the last one took', async () => {

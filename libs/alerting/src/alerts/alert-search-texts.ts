@@ -29,12 +29,12 @@ const PROJECTS = 'alert_search_memory_projects';
  * search of a term counts its matches in memory instead of visiting every match in
  * PostgreSQL (see `ProjectSearchTexts`).
  *
- * A search reads them only when they stand at or before its snapshot's generation with
- * nothing rewritten since; the matches among alerts added after them are counted in SQL, as
- * with a kept total. After the search, `refresh` brings them up to date in the background:
- * the texts added since, or all of them again after a rewrite (spaced, see
- * `FULL_READ_SPACING`). The first search of a project after the process starts, or after its
- * texts were dropped, counts in SQL while they are read.
+ * A search reads them only when they stand at or before its snapshot's generation and counts
+ * as of theirs can be brought forward (no alert went since); the changes after them are
+ * counted in SQL, as with a kept total. After the search, `refresh` brings them up to date in
+ * the background: the texts written and replaced since, or all of them again once alerts went
+ * (spaced, see `FULL_READ_SPACING`). The first search of a project after the process starts,
+ * or after its texts were dropped, counts in SQL while they are read.
  *
  * Memory is bounded by ALERT_SEARCH_MEMORY_MB (0 holds nothing): the projects searched least
  * recently are dropped first; a project whose texts alone would not fit is not held, and its
@@ -96,7 +96,10 @@ export class AlertSearchTexts implements OnModuleDestroy {
     if (entry.reading !== null) return;
     const texts = entry.texts;
     if (texts !== null && texts.generation >= generation && rewritten <= texts.generation) return;
-    const full = texts === null || rewritten > texts.generation;
+    // Afresh when the texts cannot be brought forward, or to drop the replaced texts once they
+    // are a quarter of those held.
+    const full =
+      texts === null || rewritten > texts.generation || 4 * texts.replacedTexts > texts.alerts;
     if (full && this.clock.nowMs() < entry.fullReadAfter) return;
     const current = entry;
     current.reading = this.read(projectId, current, full ? null : texts)
@@ -145,7 +148,7 @@ export class AlertSearchTexts implements OnModuleDestroy {
       texts =
         result.full || base === null
           ? ProjectSearchTexts.of(result.generation, result.texts)
-          : base.append(result.generation, result.texts);
+          : base.append(result.generation, result.texts, result.replaced);
     }
     this.hold(entry, texts);
   }

@@ -39,7 +39,7 @@ interface SearchStateRow {
 }
 
 /** How a search's total was had: see `AlertsRepository.totalBeforePage`. */
-export type SearchTotalSource = 'kept' | 'memory' | 'added' | 'counted';
+export type SearchTotalSource = 'kept' | 'memory' | 'forward' | 'counted';
 
 /**
  * The statements of one list request for alerts aliased `a` and search rows aliased `s`. `$1`
@@ -122,11 +122,19 @@ class ListStatements {
              WHERE s.project_id = $1`;
   }
 
-  /** Matches among the search rows written after `generation`. */
-  countAddedSince(generation: number): string {
-    return `SELECT count(*) AS total FROM alert_search s
-             WHERE s.project_id = $1 AND s.generation > ${this.param(generation)}
-               AND s.search_text LIKE lower(${this.pattern})`;
+  /**
+   * How the number of matches changed after `generation`: plus those among the search rows
+   * written after it, less those among the texts of then replaced after it.
+   */
+  countChangeSince(generation: number): string {
+    const g = this.param(generation);
+    return `SELECT (SELECT count(*) FROM alert_search s
+                     WHERE s.project_id = $1 AND s.generation > ${g}
+                       AND s.search_text LIKE lower(${this.pattern}))
+                 - (SELECT count(*) FROM alert_search_replaced r
+                     WHERE r.project_id = $1 AND r.generation > ${g}
+                       AND r.written_generation <= ${g}
+                       AND r.search_text LIKE lower(${this.pattern})) AS total`;
   }
 
   /**
@@ -283,8 +291,8 @@ export class AlertsRepository {
    * Without search or filter, the project's alert count. A search without filter takes its
    * kept total when nothing changed since it was counted; otherwise it counts its matches in
    * the project's search texts held in memory when they can tell (`AlertSearchTexts.usable`),
-   * or adds the matches among search rows written since the kept total when alerts were only
-   * added, or is counted in SQL (see `keptTotalUse`). Other searches are counted in SQL.
+   * or brings the kept total forward by the change since when it can (no alert went), or is
+   * counted in SQL (see `keptTotalUse`). Other searches are counted in SQL.
    * Filters without search are counted only when the page cannot tell (null here).
    */
   private async totalBeforePage(
@@ -320,19 +328,19 @@ export class AlertsRepository {
     });
     const texts =
       generation === null ? null : this.searchTexts.usable(projectId, generation, rewritten);
-    // The texts when they stand later than the kept total: fewer added alerts to count in SQL.
+    // The texts when they stand later than the kept total: fewer changes to count in SQL.
     if (texts !== null && (use === 'count' || texts.generation >= countedAt!)) {
       // Counted before any await: a refresh may replace the texts meanwhile.
       const held = texts.count(state.lowered_term!);
-      const added =
+      const change =
         texts.generation < generation!
-          ? await count(manager, statements, statements.countAddedSince(texts.generation))
+          ? await count(manager, statements, statements.countChangeSince(texts.generation))
           : 0;
-      return counted(held + added, 'memory');
+      return counted(held + change, 'memory');
     }
-    if (use === 'added') {
-      const added = await count(manager, statements, statements.countAddedSince(countedAt!));
-      return counted(Number(state.counted_total) + added, 'added');
+    if (use === 'forward') {
+      const change = await count(manager, statements, statements.countChangeSince(countedAt!));
+      return counted(Number(state.counted_total) + change, 'forward');
     }
     return counted(await count(manager, statements, statements.count(exact)), 'counted');
   }

@@ -31,7 +31,7 @@ export class AlertsService {
       (metrics.registry.getSingleMetric(SEARCH_TOTALS) as Counter<'source'> | undefined) ??
       new Counter({
         name: SEARCH_TOTALS,
-        help: 'Totals of alert searches by how they were had: kept, memory, added or counted',
+        help: 'Totals of alert searches by how they were had: kept, memory, forward (a kept total brought forward) or counted',
         labelNames: ['source'] as const,
         registers: [metrics.registry],
       });

@@ -59,6 +59,20 @@ describe('ProjectSearchTexts', () => {
     expect(small.alerts).toBe(30_000);
   });
 
+  it('counts off replaced texts', () => {
+    const held = ProjectSearchTexts.of(1, ['disk full', 'queue growing', 'queue growing']).append(
+      4,
+      ['queue shrinking', 'disk full'],
+      ['queue growing'],
+    );
+    expect(held.count('queue')).toBe(2);
+    expect(held.count('growing')).toBe(1);
+    expect(held.count('disk')).toBe(2);
+    expect(held.alerts).toBe(4);
+    expect(held.replacedTexts).toBe(1);
+    expect(held.bytes).toBe(10 + 14 + 14 + 16 + 10 + 14);
+  });
+
   it('counts two bytes per character of texts beyond Latin-1', () => {
     expect(ProjectSearchTexts.of(1, ['ab']).bytes).toBe(3);
     expect(ProjectSearchTexts.of(1, ['größe']).bytes).toBe(6);

@@ -8,10 +8,11 @@ export type SearchTextsRead =
   /** The project's texts would pass the given number of characters. */
   | { kind: 'too_large' }
   /**
-   * Texts as of `generation`: every text of the project (`full`), or those written after the
-   * requested generation when nothing was rewritten since.
+   * Texts as of `generation`: every text of the project (`full`), or, when nothing was
+   * rewritten since the requested generation, the texts written after it and the texts of
+   * then that were replaced since.
    */
-  | { kind: 'texts'; generation: number; full: boolean; texts: string[] };
+  | { kind: 'texts'; generation: number; full: boolean; texts: string[]; replaced: string[] };
 
 const BATCH = 10_000;
 
@@ -21,8 +22,9 @@ export class AlertSearchTextsRepository {
 
   /**
    * The project's search texts, read in one snapshot with the generation they stand at: those
-   * added after `since`, or all of them when `since` is null or a text was changed or removed
-   * after it. Fetched in batches through a cursor, and given up once they pass `maxChars`.
+   * written after `since` and those of `since` replaced after it, or all of them when `since`
+   * is null or counts as of `since` cannot be brought forward (`rewritten_generation`).
+   * Fetched in batches through a cursor, and given up once they pass `maxChars`.
    */
   async read(projectId: string, since: number | null, maxChars: number): Promise<SearchTextsRead> {
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
@@ -53,7 +55,20 @@ export class AlertSearchTextsRepository {
         if (chars > maxChars) return { kind: 'too_large' };
         if (rows.length < BATCH) break;
       }
-      return { kind: 'texts', generation, full, texts };
+      const replaced: Array<{ search_text: string }> = full
+        ? []
+        : await manager.query(
+            `SELECT search_text FROM alert_search_replaced
+              WHERE project_id = $1 AND generation > $2 AND written_generation <= $2`,
+            [projectId, since],
+          );
+      return {
+        kind: 'texts',
+        generation,
+        full,
+        texts,
+        replaced: replaced.map((row) => row.search_text),
+      };
     });
   }
 }

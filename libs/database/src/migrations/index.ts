@@ -13,6 +13,7 @@ import { AlertInsights1764000000010 } from './1764000000010-alert-insights.js';
 import { InsightsRollups1764000000011 } from './1764000000011-insights-rollups.js';
 import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-page-indexes.js';
 import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
+import { AlertSearchReplaced1764000000014 } from './1764000000014-alert-search-replaced.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -35,4 +36,5 @@ export const MIGRATIONS: MigrationClass[] = [
   InsightsRollups1764000000011,
   EscalationPageIndexes1764000000012,
   EscalationStepPosition1764000000013,
+  AlertSearchReplaced1764000000014,
 ];
