@@ -328,8 +328,9 @@ export class AlertsRepository {
     });
     const texts =
       generation === null ? null : this.searchTexts.usable(projectId, generation, rewritten);
-    // The texts when they stand later than the kept total: fewer changes to count in SQL.
-    if (texts !== null && (use === 'count' || texts.generation >= countedAt!)) {
+    // A kept total at least as recent as the texts needs no scan of them, and no more changes
+    // counted in SQL.
+    if (texts !== null && (use === 'count' || texts.generation > countedAt!)) {
       // Counted before any await: a refresh may replace the texts meanwhile.
       const held = texts.count(state.lowered_term!);
       const change =
