@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   containsPattern,
+  countsInHeldTexts,
   keptTotalUse,
   parseAlertListQuery,
   parsePaging,
@@ -124,6 +125,33 @@ describe('keptTotalUse', () => {
     expect(keptTotalUse({ generation: 9, rewritten: 0, counted: null })).toBe('count');
     expect(keptTotalUse({ generation: null, rewritten: 0, counted: null })).toBe('count');
     expect(keptTotalUse({ generation: 5, rewritten: 0, counted: 7 })).toBe('count');
+  });
+});
+
+describe('countsInHeldTexts', () => {
+  const way = (w: Partial<Parameters<typeof countsInHeldTexts>[0]>) =>
+    countsInHeldTexts({
+      use: 'forward',
+      textsGeneration: 10,
+      textsAlerts: 250_000,
+      countedAt: 8,
+      addedSinceCounted: 20,
+      ...w,
+    });
+
+  it('counts in the held texts when no total is kept', () => {
+    expect(way({ use: 'count', countedAt: null, addedSinceCounted: 0 })).toBe(true);
+  });
+
+  it('brings a kept total forward while few alerts were added since it', () => {
+    expect(way({})).toBe(false);
+    expect(way({ addedSinceCounted: 2_500 })).toBe(false);
+    expect(way({ addedSinceCounted: 2_501 })).toBe(true);
+  });
+
+  it('never counts in texts older than the kept total, nor as old', () => {
+    expect(way({ addedSinceCounted: 100_000, textsGeneration: 8 })).toBe(false);
+    expect(way({ addedSinceCounted: 100_000, textsGeneration: 7 })).toBe(false);
   });
 });
 

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import {
   type AlertListFilter,
   containsPattern,
+  countsInHeldTexts,
   keptTotalUse,
   keptTerm,
   SEARCH_SEPARATOR,
@@ -32,6 +33,8 @@ interface SearchStateRow {
   alerts: string | null;
   counted_generation: string | null;
   counted_total: string | null;
+  /** The project's alerts when the kept total was counted. */
+  counted_alerts: string | null;
   /** The search index answers the term exactly: one or two characters, no separator. */
   exact: boolean | null;
   /** lower(term), as the search texts hold it. */
@@ -166,6 +169,8 @@ interface CountedTotal {
   generation: number;
   rewritten: number;
   total: number;
+  /** The project's alerts at `generation`. */
+  alerts: number;
 }
 
 /** The total as known before the page is read (null: only the page or a count can tell). */
@@ -276,6 +281,7 @@ export class AlertsRepository {
               set_config('max_parallel_workers_per_gather', '0', true),
               st.generation, st.rewritten_generation, st.alerts,
               c.generation AS counted_generation, c.total AS counted_total,
+              c.alerts AS counted_alerts,
               length(lower($2::text)) <= 2 AND strpos($2, chr(30)) = 0
                 AND strpos($2, chr(31)) = 0 AS exact,
               lower($3::text) AS lowered_term
@@ -323,14 +329,24 @@ export class AlertsRepository {
       return { total: Number(state.counted_total), counted: null, source: 'kept' };
     const counted = (total: number, source: SearchTotalSource): TotalBeforePage => ({
       total,
-      counted: generation === null ? null : { term, generation, rewritten, total },
+      counted:
+        generation === null
+          ? null
+          : { term, generation, rewritten, total, alerts: Number(state.alerts) },
       source,
     });
     const texts =
       generation === null ? null : this.searchTexts.usable(projectId, generation, rewritten);
-    // A kept total at least as recent as the texts needs no scan of them, and no more changes
-    // counted in SQL.
-    if (texts !== null && (use === 'count' || texts.generation > countedAt!)) {
+    if (
+      texts !== null &&
+      countsInHeldTexts({
+        use,
+        textsGeneration: texts.generation,
+        textsAlerts: texts.alerts,
+        countedAt,
+        addedSinceCounted: Number(state.alerts) - Number(state.counted_alerts ?? 0),
+      })
+    ) {
       // Counted before any await: a refresh may replace the texts meanwhile.
       const held = texts.count(state.lowered_term!);
       const change =
@@ -356,12 +372,19 @@ export class AlertsRepository {
          DELETE FROM alert_search_total
           WHERE project_id = $1 AND generation < $4 AND term <> lower($2)
        )
-       INSERT INTO alert_search_total AS c (project_id, term, generation, total)
-       VALUES ($1, lower($2), $3, $5)
+       INSERT INTO alert_search_total AS c (project_id, term, generation, total, alerts)
+       VALUES ($1, lower($2), $3, $5, $6)
        ON CONFLICT (project_id, term) DO UPDATE
-         SET generation = EXCLUDED.generation, total = EXCLUDED.total
+         SET generation = EXCLUDED.generation, total = EXCLUDED.total, alerts = EXCLUDED.alerts
          WHERE c.generation < EXCLUDED.generation`,
-      [projectId, counted.term, counted.generation, counted.rewritten, counted.total],
+      [
+        projectId,
+        counted.term,
+        counted.generation,
+        counted.rewritten,
+        counted.total,
+        counted.alerts,
+      ],
     );
   }
 

@@ -13,6 +13,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the log is trimmed: every 256th generation that replaces a text drops the project's log
  * entries more than 65,536 generations old and moves `rewritten_generation` up to where they
  * end. A removal drops the project's entries it made useless.
+ *
+ * A kept total also keeps the project's number of alerts when it was counted, so the list can
+ * tell how many alerts bringing it forward would read.
  */
 export class AlertSearchReplaced1764000000014 implements MigrationInterface {
   name = 'AlertSearchReplaced1764000000014';
@@ -29,6 +32,7 @@ export class AlertSearchReplaced1764000000014 implements MigrationInterface {
       );
       CREATE INDEX alert_search_replaced_generation_idx
         ON alert_search_replaced (project_id, generation);
+      ALTER TABLE alert_search_total ADD COLUMN alerts bigint NOT NULL DEFAULT 0;
 
       CREATE OR REPLACE FUNCTION alert_search_updated() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
@@ -128,6 +132,7 @@ export class AlertSearchReplaced1764000000014 implements MigrationInterface {
       UPDATE alert_search_state s SET rewritten_generation = s.generation
        WHERE EXISTS (SELECT 1 FROM alert_search_replaced r WHERE r.project_id = s.project_id);
       DROP TABLE alert_search_replaced;
+      ALTER TABLE alert_search_total DROP COLUMN alerts;
     `);
   }
 }
