@@ -13,8 +13,8 @@ interface Entry {
 }
 
 /**
- * A full read may come again after this many times its own duration: rewrites of a searched
- * project (a changed summary, a retention prune) cost it at most a twentieth of a connection.
+ * A full read may come again after this many times its own duration: removals of alerts in a
+ * searched project cost it at most a twentieth of a connection.
  */
 const FULL_READ_SPACING = 20;
 
