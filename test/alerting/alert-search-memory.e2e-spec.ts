@@ -40,6 +40,14 @@ describe('alerts: search totals from the texts held in memory', () => {
     );
   };
 
+  /** Gives the project's alerts of those fingerprints a new summary (their search text). */
+  const rename = (fingerprints: string[], summary: string) =>
+    db.query(
+      `UPDATE alert SET annotations = jsonb_build_object('summary', $3::text)
+        WHERE project_id = $1 AND fingerprint = ANY($2)`,
+      [projectId, fingerprints, summary],
+    );
+
   const search = async (q: string, project = projectId) =>
     (
       await t
@@ -131,20 +139,12 @@ describe('alerts: search totals from the texts held in memory', () => {
   });
 
   it('counts changed texts off and on at once, and in SQL after an alert goes', async () => {
-    await db.query(
-      `UPDATE alert SET annotations = '{"summary": "renamed"}'
-        WHERE project_id = $1 AND fingerprint IN ('queue-1', 'late-1')`,
-      [projectId],
-    );
+    await rename(['queue-1', 'late-1'], 'renamed');
     expect(await firstSearch('renamed')).toEqual({ total: 2, source: 'memory' });
     expect(await firstSearch('queue growing')).toEqual({ total: 43, source: 'memory' });
     // Changed again, and an alert both added and changed since the texts were read.
     await seed(projectId, 'later', 1, 'QueueBacklog', 'Queue growing later');
-    await db.query(
-      `UPDATE alert SET annotations = '{"summary": "renamed twice"}'
-        WHERE project_id = $1 AND fingerprint IN ('queue-1', 'later-1')`,
-      [projectId],
-    );
+    await rename(['queue-1', 'later-1'], 'renamed twice');
     expect(await firstSearch('renamed')).toEqual({ total: 3, source: 'memory' });
     expect(await firstSearch('twice')).toEqual({ total: 2, source: 'memory' });
     expect(await firstSearch('queue growing')).toEqual({ total: 43, source: 'memory' });
@@ -167,11 +167,7 @@ describe('alerts: search totals from the texts held in memory', () => {
   it('brings a kept total forward across changed texts', async () => {
     await db.query('DELETE FROM alert_search_total');
     expect((await search('disk almost')).metadata.total).toBe(25);
-    await db.query(
-      `UPDATE alert SET annotations = '{"summary": "Disk fine"}'
-        WHERE project_id = $1 AND fingerprint IN ('disk-1', 'disk-2')`,
-      [projectId],
-    );
+    await rename(['disk-1', 'disk-2'], 'Disk fine');
     await seed(projectId, 'disk2', 3, 'DiskSpaceLow', 'Disk almost full on web');
     const before = await sources();
     expect((await search('disk almost')).metadata.total).toBe(26);
@@ -217,20 +213,14 @@ describe('alerts: search totals from the texts held in memory', () => {
           [projectId],
         )) as Array<{ generation: number; rewritten: number; logged: number }>
       )[0];
-    const rename = (fingerprint: string, summary: string) =>
-      db.query(
-        `UPDATE alert SET annotations = jsonb_build_object('summary', $3::text)
-          WHERE project_id = $1 AND fingerprint = $2`,
-        [projectId, fingerprint, summary],
-      );
-    await rename('queue-3', 'first');
+    await rename(['queue-3'], 'first');
     const { generation, rewritten, logged } = await state();
     expect(logged).toBeGreaterThan(0);
     // The next change lands on generation 66,048 (a multiple of 256).
     await db.query('UPDATE alert_search_state SET generation = 66047 WHERE project_id = $1', [
       projectId,
     ]);
-    await rename('queue-4', 'second');
+    await rename(['queue-4'], 'second');
     expect(await state()).toEqual({ generation: 66048, rewritten: 512, logged: 1 });
     expect(generation).toBeLessThan(512);
     expect(rewritten).toBeLessThan(512);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock, MetricsService } from '@platform/core';
-import { Gauge } from 'prom-client';
+import type { Gauge } from 'prom-client';
 import { ProjectSearchTexts } from './project-search-texts.js';
 import { AlertSearchTextsRepository } from './search-texts.repository.js';
 
@@ -58,12 +58,11 @@ export class AlertSearchTexts implements OnModuleDestroy {
     private readonly clock: Clock,
   ) {
     this.budget = config.alertSearchMemoryMb * 1024 * 1024;
-    this.bytesGauge = gauge(
-      metrics,
+    this.bytesGauge = metrics.gauge(
       BYTES,
       'Memory held by alert search texts of searched projects',
     );
-    this.projectsGauge = gauge(metrics, PROJECTS, 'Projects whose alert search texts are held');
+    this.projectsGauge = metrics.gauge(PROJECTS, 'Projects whose alert search texts are held');
   }
 
   /**
@@ -179,11 +178,4 @@ export class AlertSearchTexts implements OnModuleDestroy {
       if (entry.reading === null && entry.texts === null) this.entries.delete(id);
     }
   }
-}
-
-function gauge(metrics: MetricsService, name: string, help: string): Gauge {
-  return (
-    (metrics.registry.getSingleMetric(name) as Gauge | undefined) ??
-    new Gauge({ name, help, registers: [metrics.registry] })
-  );
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ListResult, MetricsService } from '@platform/core';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { alertingNotFound } from '../alerting-exception.js';
 import { type AlertListFilter } from './alert-list-query.js';
 import type { AlertView } from './alert-view.js';
@@ -27,14 +27,11 @@ export class AlertsService {
     private readonly alerts: AlertsRepository,
     metrics: MetricsService,
   ) {
-    this.searchTotals =
-      (metrics.registry.getSingleMetric(SEARCH_TOTALS) as Counter<'source'> | undefined) ??
-      new Counter({
-        name: SEARCH_TOTALS,
-        help: 'Totals of alert searches by how they were had: kept, memory, forward (a kept total brought forward) or counted',
-        labelNames: ['source'] as const,
-        registers: [metrics.registry],
-      });
+    this.searchTotals = metrics.counter(
+      SEARCH_TOTALS,
+      'Totals of alert searches by how they were had: kept, memory, forward (a kept total brought forward) or counted',
+      ['source'] as const,
+    );
   }
 
   async list(projectId: string, filter: AlertListFilter): Promise<ListResult<AlertView>> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MetricsService } from '@platform/core';
-import { Gauge } from 'prom-client';
+import type { Gauge } from 'prom-client';
 
 const LAST_SUCCESS = 'volume_backup_last_success_timestamp_seconds';
 
@@ -10,14 +10,11 @@ export class VolumeBackupMetrics {
   private readonly lastSuccess: Gauge<'namespace' | 'name'>;
 
   constructor(metrics: MetricsService) {
-    this.lastSuccess =
-      (metrics.registry.getSingleMetric(LAST_SUCCESS) as Gauge<'namespace' | 'name'> | undefined) ??
-      new Gauge({
-        name: LAST_SUCCESS,
-        help: 'Completion time of the last successful backup of a VolumeBackup (Unix seconds)',
-        labelNames: ['namespace', 'name'] as const,
-        registers: [metrics.registry],
-      });
+    this.lastSuccess = metrics.gauge(
+      LAST_SUCCESS,
+      'Completion time of the last successful backup of a VolumeBackup (Unix seconds)',
+      ['namespace', 'name'] as const,
+    );
   }
 
   recordLastSuccess(namespace: string, name: string, lastBackup: string | undefined): void {

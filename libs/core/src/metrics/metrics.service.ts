@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus registry. Each application instance owns one (rather than the
@@ -26,6 +26,33 @@ export class MetricsService {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * The registry's counter of that name, registered on first use: providers that several
+   * modules instantiate share one.
+   */
+  counter<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ): Counter<L> {
+    return (
+      (this.registry.getSingleMetric(name) as Counter<L> | undefined) ??
+      new Counter<L>({ name, help, labelNames, registers: [this.registry] })
+    );
+  }
+
+  /** The registry's gauge of that name, registered on first use (see `counter`). */
+  gauge<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ): Gauge<L> {
+    return (
+      (this.registry.getSingleMetric(name) as Gauge<L> | undefined) ??
+      new Gauge<L>({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 
   observeHttp(method: string, route: string, status: number, seconds: number): void {
