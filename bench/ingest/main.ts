@@ -17,13 +17,15 @@ import { Pool } from 'undici';
 /**
  * Alert ingest throughput: the real API process (the built apps/api entry point) on a
  * temporary database and Redis prefix, fed Alertmanager payloads of ALERTS_PER_PAYLOAD alerts
- * at rising concurrency; then the bare SQL upsert of the same rows through `pg` at the same
- * concurrency, for the per-alert cost ratio. Last, a pass of payloads whose alerts are all new
+ * at rising concurrency, and the bare SQL upsert of the same rows through `pg` at the same
+ * concurrency, for the per-alert cost ratio (the two alternate in rounds within each level). Last, a pass of payloads whose alerts are all new
  * (first firings, which write search rows), through the API and as bare SQL. The worker does
  * not run: dispatch jobs pile up in Redis as they would while workers catch up.
  */
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,2,4,8,16').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Each level's seconds are split into this many alternating API and bare SQL rounds. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const ALERTS_PER_PAYLOAD = Number(process.env.BENCH_ALERTS_PER_PAYLOAD ?? 100);
 const FINGERPRINTS = Number(process.env.BENCH_FINGERPRINTS ?? 5_000);
@@ -443,6 +445,34 @@ async function cpuSnapshot(db: pg.Client, apiPid: number): Promise<CpuSnapshot> 
   return { api: processCpuMs(apiPid) ?? 0, self: process.cpuUsage(), backends };
 }
 
+interface Measured {
+  result: LevelResult;
+  cpu: { api: number; self: number; backends: number };
+}
+
+/** Two rounds of one level as one. */
+function combine(total: Measured | undefined, round: Measured): Measured {
+  if (!total) return round;
+  const a = total.result;
+  const b = round.result;
+  return {
+    result: {
+      concurrency: a.concurrency,
+      requests: a.requests + b.requests,
+      alerts: a.alerts + b.alerts,
+      seconds: a.seconds + b.seconds,
+      failures: a.failures + b.failures,
+      latencies: [...a.latencies, ...b.latencies].sort((x, y) => x - y),
+      firstFailure: a.firstFailure ?? b.firstFailure,
+    },
+    cpu: {
+      api: total.cpu.api + round.cpu.api,
+      self: total.cpu.self + round.cpu.self,
+      backends: total.cpu.backends + round.cpu.backends,
+    },
+  };
+}
+
 function cpuDelta(before: CpuSnapshot, after: CpuSnapshot) {
   let backends = 0;
   for (const [pid, ms] of after.backends) backends += ms - (before.backends.get(pid) ?? 0);
@@ -498,10 +528,29 @@ async function main(): Promise<void> {
     await db.query('ANALYZE alert');
 
     const apiPid = child.pid!;
-    const measure = async (concurrency: number, send: (index: number) => Promise<void>) => {
+    const measureRound = async (
+      concurrency: number,
+      send: (index: number) => Promise<void>,
+    ): Promise<Measured> => {
       const before = await cpuSnapshot(db, apiPid);
-      const result = await runLevel(concurrency, SECONDS, send);
+      const result = await runLevel(concurrency, SECONDS / ROUNDS, send);
       return { result, cpu: cpuDelta(before, await cpuSnapshot(db, apiPid)) };
+    };
+    // The API and the bare SQL take turns, in rounds, so that whatever drifts on the machine
+    // during a level (checkpoints, autovacuum, other load) weighs on both alike.
+    const measure = async (concurrency: number) => {
+      let viaApi: Measured | undefined;
+      let viaSql: Measured | undefined;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        if (round % 2 === 0) {
+          viaApi = combine(viaApi, await measureRound(concurrency, sendHttp));
+          viaSql = combine(viaSql, await measureRound(concurrency, sendSql));
+        } else {
+          viaSql = combine(viaSql, await measureRound(concurrency, sendSql));
+          viaApi = combine(viaApi, await measureRound(concurrency, sendHttp));
+        }
+      }
+      return { viaApi: viaApi!, viaSql: viaSql! };
     };
 
     lines.push(
@@ -523,8 +572,7 @@ async function main(): Promise<void> {
     );
     const summary: Array<{ c: number; rate: number; p99: number; wall: number; cpu: number }> = [];
     for (const concurrency of LEVELS) {
-      const viaApi = await measure(concurrency, sendHttp);
-      const viaSql = await measure(concurrency, sendSql);
+      const { viaApi, viaSql } = await measure(concurrency);
       for (const [name, { result }] of [
         ['API', viaApi],
         ['SQL', viaSql],
@@ -566,7 +614,7 @@ async function main(): Promise<void> {
       ].join(' | ');
       log(line);
       log(
-        `  CPU µs/alert: API process ${fmt((viaApi.cpu.api * 1000) / viaApi.result.alerts)}, its backends ${fmt((viaApi.cpu.backends * 1000) / viaApi.result.alerts)}; bare client ${fmt((viaSql.cpu.self * 1000) / viaSql.result.alerts)}, its backends ${fmt((viaSql.cpu.backends * 1000) / viaSql.result.alerts)}`,
+        `  CPU µs/alert: API process ${fmt((viaApi.cpu.api * 1000) / viaApi.result.alerts)}, its backends ${fmt((viaApi.cpu.backends * 1000) / viaApi.result.alerts)}, HTTP client ${fmt((viaApi.cpu.self * 1000) / viaApi.result.alerts)}; bare client ${fmt((viaSql.cpu.self * 1000) / viaSql.result.alerts)}, its backends ${fmt((viaSql.cpu.backends * 1000) / viaSql.result.alerts)}`,
       );
       lines.push(line);
     }
