@@ -180,6 +180,16 @@ describe('alert ingest tokens', () => {
       }
     });
 
+    it('answers 404 on a project that does not exist, and 401 there without a valid token', async () => {
+      // The token's read brings the path's project along: a missing one is not found, and an
+      // anonymous caller is refused before anyone looks at it.
+      const missing = '00000000-0000-4000-8000-00000000dead';
+      const res = await ingest(missing, bearer(token)).expect(404);
+      expect(res.body.code).toBe('not_found');
+      const anonymous = await ingest(missing, bearer('hq_ing_nonsense')).expect(401);
+      expect(anonymous.body.code).toBe('unauthorized');
+    });
+
     it('stops working once revoked', async () => {
       const minted = (await mint(admin.jwt).expect(201)).body.data;
       await ingest(projectId, bearer(minted.token)).expect(200);

@@ -6,7 +6,7 @@ import { CapabilitiesController } from './catalog/capabilities.controller.js';
 import { CapabilitiesRepository } from './catalog/capabilities.repository.js';
 import { CapabilitiesService } from './catalog/capabilities.service.js';
 import { ProjectCapabilitiesService } from './catalog/project-capabilities.service.js';
-import { CapabilityGuard } from './guard/capability.guard.js';
+import { CapabilityGuard, CapabilityReadAhead } from './guard/capability.guard.js';
 import { CapabilityRoutesVerifier } from './guard/capability-routes.verifier.js';
 import { FeatureRequestsController } from './requests/feature-requests.controller.js';
 import { FeatureRequestsRepository } from './requests/feature-requests.repository.js';
@@ -26,6 +26,7 @@ import { FeatureRequestsService } from './requests/feature-requests.service.js';
     FeatureRequestsRepository,
     FeatureRequestsService,
     CapabilityGuard,
+    CapabilityReadAhead,
     CapabilityRoutesVerifier,
   ],
   exports: [CapabilitiesService, CapabilityGuard],

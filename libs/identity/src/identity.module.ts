@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailModule } from '@platform/mail';
 import { AccessGuard } from './access/access.guard.js';
 import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
+import { ProjectReadAhead } from './access/project-read-ahead.js';
 import { AccountsController } from './accounts/accounts.controller.js';
 import { AccountsRepository } from './accounts/accounts.repository.js';
 import { PlatformAdminBootstrap } from './accounts/platform-admin.bootstrap.js';
@@ -54,6 +55,7 @@ import { TokensService } from './tokens/tokens.service.js';
     InvitationsService,
     PlatformAdminBootstrap,
     AccessPolicyVerifier,
+    ProjectReadAhead,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [
@@ -64,6 +66,7 @@ import { TokensService } from './tokens/tokens.service.js';
     TokensService,
     SessionTokens,
     CredentialVerifier,
+    ProjectReadAhead,
   ],
 })
 export class IdentityModule {}

@@ -3,6 +3,7 @@ export * from './access/authenticated.decorator.js';
 export * from './access/credentials.js';
 export * from './access/permissions.js';
 export * from './access/principal.js';
+export * from './access/project-read-ahead.js';
 export * from './accounts/accounts.repository.js';
 export * from './auth/credential-verifier.js';
 export * from './auth/secrets.js';

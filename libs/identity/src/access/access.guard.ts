@@ -8,7 +8,13 @@ import { IdentityErrorCode, IdentityException, notFound } from '../identity-exce
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { ProjectsRepository } from '../organizations/projects.repository.js';
 import { ACCESS_POLICY, type AccessPolicy, type TenantScope } from './authenticated.decorator.js';
-import { CSRF_HEADER, readCredential, STATIC_TOKEN_PREFIX, UNSAFE_METHODS } from './credentials.js';
+import {
+  type Credential,
+  CSRF_HEADER,
+  readCredential,
+  STATIC_TOKEN_PREFIX,
+  UNSAFE_METHODS,
+} from './credentials.js';
 import {
   allows,
   type Category,
@@ -18,6 +24,7 @@ import {
   scopesAllow,
 } from './permissions.js';
 import type { AuthenticatedRequest, Principal } from './principal.js';
+import { ProjectReadAhead } from './project-read-ahead.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -27,6 +34,8 @@ interface Identity {
   via: Principal['via'];
   /** The token's membership in its organization, already read while verifying it. */
   tokenMembership?: Membership | null;
+  /** The path's project, when it was read along with the credential (null: none exists). */
+  project?: Project | null;
 }
 
 interface Tenant {
@@ -39,6 +48,15 @@ function pathParam(request: AuthenticatedRequest, name: string): string | undefi
   const value: unknown = request.params[name];
   return typeof value === 'string' ? value : undefined;
 }
+
+/** The project id of the path when it is a uuid: anything else names no project. */
+function pathProjectId(request: AuthenticatedRequest): string | undefined {
+  const projectId = pathParam(request, 'project_id');
+  return projectId && UUID.test(projectId) ? projectId : undefined;
+}
+
+const isStaticToken = (credential: Credential): credential is Credential & { kind: 'bearer' } =>
+  credential.kind === 'bearer' && credential.value.startsWith(STATIC_TOKEN_PREFIX);
 
 /** The `organization_id` query parameter, when one is given. */
 function requestedOrganization(request: AuthenticatedRequest): string | undefined {
@@ -65,6 +83,7 @@ export class AccessGuard implements CanActivate {
     private readonly credentials: CredentialVerifier,
     private readonly memberships: MembershipsRepository,
     private readonly projects: ProjectsRepository,
+    private readonly readAhead: ProjectReadAhead,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -81,12 +100,23 @@ export class AccessGuard implements CanActivate {
       );
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    // The project is read while the credential is checked, and looked at only once the caller
-    // is authenticated, so an anonymous caller learns nothing from it; when authentication
-    // fails first, nobody awaits the read, whose failure is then of no interest.
-    const project = policy.scope === 'project' ? this.projectOf(request) : undefined;
+    const credential = readCredential(request);
+    // The project is read while the credential is checked (by a static token's own read, else
+    // alongside it), and looked at only once the caller is authenticated, so an anonymous
+    // caller learns nothing from it; when authentication fails first, nobody awaits the read,
+    // whose failure is then of no interest.
+    const projectId = policy.scope === 'project' ? pathProjectId(request) : undefined;
+    const readWithToken = projectId !== undefined && isStaticToken(credential);
+    const project =
+      projectId !== undefined && !readWithToken ? this.projects.findById(projectId) : undefined;
     project?.catch(() => undefined);
-    const identity = await this.authenticate(request, policy);
+    if (projectId !== undefined) this.readAhead.start(projectId, context, request);
+    const identity = await this.authenticate(
+      request,
+      credential,
+      policy,
+      readWithToken ? projectId : undefined,
+    );
     if (policy.interactiveOnly && identity.token) {
       throw new IdentityException(
         IdentityErrorCode.InteractiveSessionRequired,
@@ -98,7 +128,11 @@ export class AccessGuard implements CanActivate {
     }
     const tenant =
       policy.scope === 'project'
-        ? await this.projectTenant(request, await project!, identity)
+        ? await this.projectTenant(
+            request,
+            identity.project !== undefined ? identity.project : ((await project) ?? null),
+            identity,
+          )
         : await this.resolveTenant(request, policy.scope, identity);
     const permissions = this.permissionsOf(identity.account, tenant.membership);
     if (policy.permission) this.authorize(policy, identity, permissions);
@@ -113,13 +147,15 @@ export class AccessGuard implements CanActivate {
 
   private async authenticate(
     request: AuthenticatedRequest,
+    credential: Credential,
     policy: AccessPolicy,
+    projectId: string | undefined,
   ): Promise<Identity> {
-    const credential = readCredential(request);
     if (credential.kind === 'none') throw unauthorized();
-    if (credential.kind === 'bearer' && credential.value.startsWith(STATIC_TOKEN_PREFIX)) {
+    if (isStaticToken(credential)) {
       const verified = await this.credentials.staticToken(credential.value, {
         acceptIngest: policy.acceptsIngestToken === true,
+        projectId,
       });
       if (!verified) throw unauthorized('Invalid or revoked token');
       return {
@@ -127,6 +163,7 @@ export class AccessGuard implements CanActivate {
         token: verified.token,
         via: 'token',
         tokenMembership: verified.membership,
+        project: verified.project,
       };
     }
     const verified = await this.credentials.session(credential.value);
@@ -145,12 +182,6 @@ export class AccessGuard implements CanActivate {
       }
     }
     return { account: verified.account, token: null, via: credential.kind };
-  }
-
-  /** The project the path names (null when it names none that exists). */
-  private async projectOf(request: AuthenticatedRequest): Promise<Project | null> {
-    const projectId = pathParam(request, 'project_id');
-    return projectId && UUID.test(projectId) ? this.projects.findById(projectId) : null;
   }
 
   private async projectTenant(

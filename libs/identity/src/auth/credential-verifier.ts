@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
-import type { Account, ApiToken, Membership } from '../entities.js';
+import type { Account, ApiToken, Membership, Project } from '../entities.js';
 import { LAST_USED_RESOLUTION_SECONDS, TokensRepository } from '../tokens/tokens.repository.js';
 import { sha256 } from './secrets.js';
 import { SessionTokens } from './session-tokens.js';
@@ -31,15 +31,21 @@ export class CredentialVerifier {
    * A live API token whose owner still belongs to its organization (that membership comes
    * along, null for a platform admin without one); records its use. Ingest tokens count only
    * where the caller says so (`acceptIngest`: the ingest endpoint), so everywhere else they
-   * are no credential at all.
+   * are no credential at all. With `projectId`, the project it names comes along (null when
+   * there is none), read in the same round trip.
    */
   async staticToken(
     raw: string,
-    options: { acceptIngest?: boolean } = {},
-  ): Promise<{ account: Account; token: ApiToken; membership: Membership | null } | null> {
-    const found = await this.tokens.findActiveWithOwner(sha256(raw));
+    options: { acceptIngest?: boolean; projectId?: string } = {},
+  ): Promise<{
+    account: Account;
+    token: ApiToken;
+    membership: Membership | null;
+    project?: Project | null;
+  } | null> {
+    const found = await this.tokens.findActiveWithOwner(sha256(raw), options.projectId);
     if (!found) return null;
-    const { token, account, membership } = found;
+    const { token, account, membership, project } = found;
     if (token.kind !== 'api' && !(token.kind === 'ingest' && options.acceptIngest)) return null;
     if (!account.emailVerifiedAt) return null;
     if (!account.isPlatformAdmin && !membership) return null;
@@ -51,6 +57,6 @@ export class CredentialVerifier {
     ) {
       await this.tokens.touch(token.id, now);
     }
-    return { account, token, membership };
+    return { account, token, membership, project };
   }
 }

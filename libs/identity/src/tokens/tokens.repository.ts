@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { preparedQuery } from '@platform/database';
 import { DataSource, IsNull } from 'typeorm';
-import { Account, ApiToken, Membership } from '../entities.js';
+import { Account, ApiToken, Membership, Project } from '../entities.js';
 
 /** A token row with its owner's columns and, when there is one, the owner's membership. */
 interface OwnedTokenRow {
@@ -28,12 +28,14 @@ interface OwnedTokenRow {
   membership_permissions: Membership['permissions'];
   membership_created_at: Date;
   membership_updated_at: Date;
+  /** With a project asked for: its columns, null when no such project exists. */
+  project_organization_id?: string | null;
+  project_name?: string;
+  project_created_at?: Date;
+  project_updated_at?: Date;
 }
 
-/** Every static-token request starts here: a named statement, prepared once per connection. */
-const TOKEN_WITH_OWNER = {
-  name: 'api-token-with-owner',
-  text: `SELECT t.id, t.organization_id, t.account_id, t.project_id, t.name, t.kind, t.last4,
+const TOKEN_WITH_OWNER_COLUMNS = `t.id, t.organization_id, t.account_id, t.project_id, t.name, t.kind, t.last4,
               t.scopes, t.created_at, t.last_used_at,
               a.login AS account_login, a.name AS account_name,
               a.email_verified_at AS account_email_verified_at,
@@ -43,11 +45,28 @@ const TOKEN_WITH_OWNER = {
               a.created_at AS account_created_at, a.updated_at AS account_updated_at,
               m.id AS membership_id, m.role AS membership_role,
               m.permissions AS membership_permissions, m.created_at AS membership_created_at,
-              m.updated_at AS membership_updated_at
-         FROM api_token t
+              m.updated_at AS membership_updated_at`;
+const TOKEN_WITH_OWNER_FROM = `api_token t
          JOIN account a ON a.id = t.account_id
          LEFT JOIN membership m
-           ON m.account_id = t.account_id AND m.organization_id = t.organization_id
+           ON m.account_id = t.account_id AND m.organization_id = t.organization_id`;
+
+/** Every static-token request starts here: a named statement, prepared once per connection. */
+const TOKEN_WITH_OWNER = {
+  name: 'api-token-with-owner',
+  text: `SELECT ${TOKEN_WITH_OWNER_COLUMNS}
+         FROM ${TOKEN_WITH_OWNER_FROM}
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+};
+
+/** The same, with the project a project-scoped route names (its columns null when none). */
+const TOKEN_WITH_OWNER_AND_PROJECT = {
+  name: 'api-token-with-owner-and-project',
+  text: `SELECT ${TOKEN_WITH_OWNER_COLUMNS},
+              p.organization_id AS project_organization_id, p.name AS project_name,
+              p.created_at AS project_created_at, p.updated_at AS project_updated_at
+         FROM ${TOKEN_WITH_OWNER_FROM}
+         LEFT JOIN project p ON p.id = $2
         WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
 };
 
@@ -65,12 +84,23 @@ export class TokensRepository {
   /**
    * A live token with its owner and the owner's membership in the token's organization (null
    * when there is none), in one round trip: every static-token request starts here, so the
-   * statement is written out and its rows mapped by hand rather than built per request.
+   * statement is written out and its rows mapped by hand rather than built per request. With
+   * `projectId` (a uuid), the same round trip reads that project too (null when none exists).
    */
   async findActiveWithOwner(
     tokenHash: string,
-  ): Promise<{ token: ApiToken; account: Account; membership: Membership | null } | null> {
-    const rows = await preparedQuery<OwnedTokenRow>(this.dataSource, TOKEN_WITH_OWNER, [tokenHash]);
+    projectId?: string,
+  ): Promise<{
+    token: ApiToken;
+    account: Account;
+    membership: Membership | null;
+    project?: Project | null;
+  } | null> {
+    const rows = await preparedQuery<OwnedTokenRow>(
+      this.dataSource,
+      projectId === undefined ? TOKEN_WITH_OWNER : TOKEN_WITH_OWNER_AND_PROJECT,
+      projectId === undefined ? [tokenHash] : [tokenHash, projectId],
+    );
     if (rows.length === 0) return null;
     const [row] = rows;
     const token = Object.assign(new ApiToken(), {
@@ -110,7 +140,17 @@ export class TokensRepository {
             createdAt: row.membership_created_at,
             updatedAt: row.membership_updated_at,
           });
-    return { token, account, membership };
+    if (projectId === undefined) return { token, account, membership };
+    const project = row.project_organization_id
+      ? Object.assign(new Project(), {
+          id: projectId,
+          organizationId: row.project_organization_id,
+          name: row.project_name,
+          createdAt: row.project_created_at,
+          updatedAt: row.project_updated_at,
+        })
+      : null;
+    return { token, account, membership, project };
   }
 
   create(fields: Omit<ApiToken, 'id' | 'lastUsedAt' | 'revokedAt'>): Promise<ApiToken> {
