@@ -18,9 +18,10 @@ import { Pool } from 'undici';
  * Alert ingest throughput: the real API process (the built apps/api entry point) on a
  * temporary database and Redis prefix, fed Alertmanager payloads of ALERTS_PER_PAYLOAD alerts
  * at rising concurrency, and the bare SQL upsert of the same rows through `pg` at the same
- * concurrency, for the per-alert cost ratio (the two alternate in rounds within each level). Last, a pass of payloads whose alerts are all new
- * (first firings, which write search rows), through the API and as bare SQL. The worker does
- * not run: dispatch jobs pile up in Redis as they would while workers catch up.
+ * concurrency, for the per-alert cost ratio (the two alternate in rounds within each level).
+ * Last, a pass of payloads whose alerts are all new (first firings, which write search rows),
+ * through the API and as bare SQL. The worker does not run: dispatch jobs pile up in Redis as
+ * they would while workers catch up.
  */
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,2,4,8,16').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

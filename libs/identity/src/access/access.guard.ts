@@ -101,6 +101,7 @@ export class AccessGuard implements CanActivate {
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const credential = readCredential(request);
+    if (credential.kind === 'none') throw unauthorized();
     // The project is read while the credential is checked (by a static token's own read, else
     // alongside it), and looked at only once the caller is authenticated, so an anonymous
     // caller learns nothing from it; when authentication fails first, nobody awaits the read,
@@ -147,11 +148,10 @@ export class AccessGuard implements CanActivate {
 
   private async authenticate(
     request: AuthenticatedRequest,
-    credential: Credential,
+    credential: Exclude<Credential, { kind: 'none' }>,
     policy: AccessPolicy,
     projectId: string | undefined,
   ): Promise<Identity> {
-    if (credential.kind === 'none') throw unauthorized();
     if (isStaticToken(credential)) {
       const verified = await this.credentials.staticToken(credential.value, {
         acceptIngest: policy.acceptsIngestToken === true,

@@ -10,27 +10,33 @@ const PROJECT_BY_ID = {
   text: 'SELECT organization_id, name, created_at, updated_at FROM project WHERE id = $1',
 };
 
+/** A project's columns as PROJECT_BY_ID reads them. */
+export interface ProjectRow {
+  organization_id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The entity of a project row read by hand. */
+export function projectFromRow(id: string, row: ProjectRow): Project {
+  return Object.assign(new Project(), {
+    id,
+    organizationId: row.organization_id,
+    name: row.name,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
 @Injectable()
 export class ProjectsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The project by id, mapped by hand (see PROJECT_BY_ID). */
   async findById(id: string): Promise<Project | null> {
-    const rows: Array<{
-      organization_id: string;
-      name: string;
-      created_at: Date;
-      updated_at: Date;
-    }> = await preparedQuery(this.dataSource, PROJECT_BY_ID, [id]);
-    if (rows.length === 0) return null;
-    const [row] = rows;
-    return Object.assign(new Project(), {
-      id,
-      organizationId: row.organization_id,
-      name: row.name,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    });
+    const rows = await preparedQuery<ProjectRow>(this.dataSource, PROJECT_BY_ID, [id]);
+    return rows.length === 0 ? null : projectFromRow(id, rows[0]);
   }
 
   findInOrganization(id: string, organizationId: string): Promise<Project | null> {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { preparedQuery } from '@platform/database';
 import { DataSource, IsNull } from 'typeorm';
-import { Account, ApiToken, Membership, Project } from '../entities.js';
+import { Account, ApiToken, Membership, type Project } from '../entities.js';
+import { projectFromRow } from '../organizations/projects.repository.js';
 
 /** A token row with its owner's columns and, when there is one, the owner's membership. */
 interface OwnedTokenRow {
@@ -30,9 +31,9 @@ interface OwnedTokenRow {
   membership_updated_at: Date;
   /** With a project asked for: its columns, null when no such project exists. */
   project_organization_id?: string | null;
-  project_name?: string;
-  project_created_at?: Date;
-  project_updated_at?: Date;
+  project_name: string;
+  project_created_at: Date;
+  project_updated_at: Date;
 }
 
 const TOKEN_WITH_OWNER_COLUMNS = `t.id, t.organization_id, t.account_id, t.project_id, t.name, t.kind, t.last4,
@@ -142,12 +143,11 @@ export class TokensRepository {
           });
     if (projectId === undefined) return { token, account, membership };
     const project = row.project_organization_id
-      ? Object.assign(new Project(), {
-          id: projectId,
-          organizationId: row.project_organization_id,
+      ? projectFromRow(projectId, {
+          organization_id: row.project_organization_id,
           name: row.project_name,
-          createdAt: row.project_created_at,
-          updatedAt: row.project_updated_at,
+          created_at: row.project_created_at,
+          updated_at: row.project_updated_at,
         })
       : null;
     return { token, account, membership, project };
