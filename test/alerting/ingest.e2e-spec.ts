@@ -261,6 +261,21 @@ describe('alert ingest', () => {
         .set('Content-Type', 'application/json')
         .send('{"alerts": [');
       expect([res.status, res.body.code]).toEqual([400, 'bad_request']);
+      expect(res.body.errors).toEqual([
+        { code: 'bad_request', message: expect.any(String), status: 400 },
+      ]);
+    });
+
+    it('refuses a caller without a valid token before looking at the body (401, not 400)', async () => {
+      for (const headers of [{}, bearer('hq_ing_nonsense')]) {
+        const res = await t
+          .request()
+          .post(`/projects/${projectId}/alerts`)
+          .set(headers)
+          .set('Content-Type', 'application/json')
+          .send('{"alerts": [');
+        expect([res.status, res.body.code]).toEqual([401, 'unauthorized']);
+      }
     });
   });
 

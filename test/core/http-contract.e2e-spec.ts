@@ -79,11 +79,34 @@ describe('HTTP contract', () => {
       expect(res.body).toMatchObject({
         code: 'bad_request',
         source_service: 'api',
-        source_operation: 'POST /contract-probe/validate',
+        source_operation: 'contractProbe.validate',
         retryable: false,
       });
       expect(res.body.request_id).toBe(res.headers['x-request-id']);
       expect(res.headers['api-version']).toBe('1');
+    });
+
+    it('answers a body over 1 MB with 413 payload_too_large', async () => {
+      const res = await t
+        .request()
+        .post('/contract-probe/validate')
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ name: 'x'.repeat(1024 * 1024) }))
+        .expect(413);
+      expect(res.body).toMatchObject({
+        code: 'payload_too_large',
+        source_operation: 'contractProbe.validate',
+      });
+    });
+
+    it('answers an unknown route with 404 whatever its body', async () => {
+      const res = await t
+        .request()
+        .post('/no/such/route')
+        .set('Content-Type', 'application/json')
+        .send('{"name": "x",')
+        .expect(404);
+      expect(res.body.code).toBe('not_found');
     });
 
     it('answers failed validation with 422 validation_failed naming the fields', async () => {

@@ -6,6 +6,7 @@ import { ErrorEnvelopeFilter } from './errors/error-envelope.filter.js';
 import { HealthController } from './health/health.controller.js';
 import { HealthRegistry } from './health/health.registry.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
+import { RequestBodyInterceptor } from './http/request-body.js';
 import { createValidationPipe } from './http/validation.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -48,6 +49,7 @@ export class HttpContractModule {
       providers: [
         { provide: API_VERSION_POLICY, useValue: options.apiVersions ?? CURRENT_API_VERSIONS },
         { provide: APP_GUARD, useClass: ApiContractGuard },
+        { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

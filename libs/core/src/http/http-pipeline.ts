@@ -7,7 +7,6 @@ import {
   requestIdFrom,
   type RequestWithContext,
 } from '../context/request-context.js';
-import { sendError, toAppException } from '../errors/error-response.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import {
@@ -17,8 +16,7 @@ import {
   resolveApiVersion,
 } from '../versioning/api-versions.js';
 import { serveOpenApiDocument } from '../openapi/openapi.js';
-
-export const JSON_BODY_LIMIT = '1mb';
+import { readBodyAhead } from './request-body.js';
 
 /** Route template for metrics labels; unmatched paths share one label to bound cardinality. */
 function routeLabel(request: Request): string {
@@ -29,8 +27,8 @@ function routeLabel(request: Request): string {
 /**
  * The Express-level part of the HTTP contract, in order: request id and API version for
  * every request (before the body is read, so even a malformed body gets both), access log
- * and metrics, body parsing whose failures use the error envelope, then the async context
- * that logs read the request id from. WebSocket gateways (the Action Cable endpoint) share the
+ * and metrics, the body read (started here, awaited before the handler: see request-body.ts),
+ * then the async context that logs read the request id from. WebSocket gateways (the Action Cable endpoint) share the
  * HTTP server through the ws adapter.
  */
 export function configureHttpApp(
@@ -77,17 +75,7 @@ export function configureHttpApp(
     next();
   });
 
-  const parsers = [
-    express.json({ limit: JSON_BODY_LIMIT }),
-    express.urlencoded({ extended: false, limit: JSON_BODY_LIMIT }),
-  ];
-  for (const parser of parsers) {
-    app.use((request: RequestWithContext, response: Response, next: NextFunction) =>
-      parser(request, response, (error?: unknown) =>
-        error ? sendError(toAppException(error, request), request, response) : next(),
-      ),
-    );
-  }
+  app.use(readBodyAhead);
 
   app.use((request: RequestWithContext, _response: Response, next: NextFunction) => {
     if (request.context) RequestContexts.run(request.context, next);
