@@ -28,8 +28,8 @@ function routeLabel(request: Request): string {
  * The Express-level part of the HTTP contract, in order: request id and API version for
  * every request (before the body is read, so even a malformed body gets both), access log
  * and metrics, the body read (started here, awaited before the handler: see request-body.ts),
- * then the async context that logs read the request id from. WebSocket gateways (the Action Cable endpoint) share the
- * HTTP server through the ws adapter.
+ * then the async context that logs read the request id from. WebSocket gateways (the Action
+ * Cable endpoint) share the HTTP server through the ws adapter.
  */
 export function configureHttpApp(
   app: INestApplication,
