@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, JsonLogger, loadConfigOrExit } from '@platform/core';
+import {
+  configureHttpApp,
+  exitGracefullyOnSignals,
+  JsonLogger,
+  loadConfigOrExit,
+} from '@platform/core';
 import { ApiModule } from './api.module.js';
 
 const config = loadConfigOrExit();
@@ -17,5 +22,11 @@ const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(c
   logger,
 });
 configureHttpApp(app, config, logger);
+exitGracefullyOnSignals(app, {
+  logger,
+  name: 'api',
+  delayMs: config.shutdownDelaySeconds * 1000,
+  timeoutMs: config.shutdownTimeoutSeconds * 1000,
+});
 await app.listen(config.port);
 logger.log(`listening on port ${config.port}`, 'api');

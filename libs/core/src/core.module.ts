@@ -4,7 +4,9 @@ import { Clock, SystemClock } from './clock/clock.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { ErrorEnvelopeFilter } from './errors/error-envelope.filter.js';
 import { HealthController } from './health/health.controller.js';
+import { Dependencies } from './health/dependencies.js';
 import { HealthRegistry } from './health/health.registry.js';
+import { StartupTasks } from './health/start-up-tasks.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { RequestBodyInterceptor } from './http/request-body.js';
 import { createValidationPipe } from './http/validation.js';
@@ -29,8 +31,10 @@ export class CoreModule {
         { provide: Clock, useClass: SystemClock },
         MetricsService,
         HealthRegistry,
+        Dependencies,
+        StartupTasks,
       ],
-      exports: [APP_CONFIG, Clock, MetricsService, HealthRegistry],
+      exports: [APP_CONFIG, Clock, MetricsService, HealthRegistry, Dependencies, StartupTasks],
     };
   }
 }

@@ -1,3 +1,4 @@
+import { tagSocketError } from '@platform/core';
 import type { DataSource, EntityManager } from 'typeorm';
 
 /** The part of a pg pool or client that runs a named statement. */
@@ -20,6 +21,10 @@ export async function preparedQuery<R>(
   const runner: NamedStatementRunner = manager?.queryRunner
     ? ((await manager.queryRunner.connect()) as NamedStatementRunner)
     : (dataSource.driver as unknown as { master: NamedStatementRunner }).master;
-  const { rows } = await runner.query<R>({ ...statement, values });
-  return rows;
+  try {
+    const { rows } = await runner.query<R>({ ...statement, values });
+    return rows;
+  } catch (error) {
+    throw tagSocketError(error, 'database');
+  }
 }

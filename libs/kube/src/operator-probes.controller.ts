@@ -1,14 +1,15 @@
 import { Controller, Get, Header, HttpStatus, Res } from '@nestjs/common';
-import { type CheckResult, HealthRegistry, MetricsService } from '@platform/core';
+import { type CheckResult, HealthRegistry } from '@platform/core';
 import type { Response } from 'express';
 
-/** Kubernetes probes and Prometheus metrics of an operator process. */
+/**
+ * The operator's probes under the names Kubernetes operators usually serve (`/healthz`,
+ * `/readyz`, as in the chart); `/health/live`, `/health/ready` and `/metrics` come from the
+ * ProbesModule every process shares.
+ */
 @Controller()
 export class OperatorProbesController {
-  constructor(
-    private readonly metrics: MetricsService,
-    private readonly health: HealthRegistry,
-  ) {}
+  constructor(private readonly health: HealthRegistry) {}
 
   @Get('healthz')
   healthz(): { status: 'ok' } {
@@ -25,11 +26,5 @@ export class OperatorProbesController {
     const ready = Object.values(checks).every((check) => check.status === 'up');
     response.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     return { status: ready ? 'ok' : 'unavailable', checks };
-  }
-
-  @Get('metrics')
-  async scrape(@Res() response: Response): Promise<void> {
-    response.setHeader('Content-Type', this.metrics.registry.contentType);
-    response.send(await this.metrics.registry.metrics());
   }
 }

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { type AppConfig, CoreModule } from '@platform/core';
+import { type AppConfig, CoreModule, ProbesModule } from '@platform/core';
 import { OperatorProbesController } from './operator-probes.controller.js';
 
 /** What every operator process runs: configuration, metrics and the probe endpoints. */
@@ -8,7 +8,7 @@ export class OperatorModule {
   static forRoot(config: AppConfig, imports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: OperatorModule,
-      imports: [CoreModule.forRoot(config), ...(imports ?? [])],
+      imports: [CoreModule.forRoot(config), ProbesModule, ...(imports ?? [])],
       controllers: [OperatorProbesController],
     };
   }

@@ -1,14 +1,22 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnApplicationShutdown,
   SetMetadata,
 } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { APP_CONFIG, type AppConfig } from '@platform/core';
-import { type Job, Worker } from 'bullmq';
+import {
+  APP_CONFIG,
+  type AppConfig,
+  Dependencies,
+  MetricsService,
+  tagSocketError,
+  unavailableDependency,
+} from '@platform/core';
+import { DelayedError, type Job, Worker } from 'bullmq';
+import { redisRetryDelay } from './redis.provider.js';
 import { JOB_CATALOG, type JobCatalog, type JobName, type JobPayloads } from './jobs.js';
 import { QueueName } from './queue-name.js';
 
@@ -23,6 +31,10 @@ export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QueueName.Escalations]: 50,
 };
 const DEFAULT_CONCURRENCY = 10;
+/** A job that failed because a dependency is down is tried again this much later, unpenalized. */
+const OUTAGE_RETRY_DELAY_MS = 2000;
+/** How long a worker waits before retrying its fetch loop after a Redis error. */
+const FETCH_RETRY_DELAY_MS = 1000;
 
 /** Marks the method that processes a job; exactly one per declared job. */
 export const OnJob = (name: JobName): MethodDecorator => SetMetadata(ON_JOB, name);
@@ -56,9 +68,16 @@ export function verifyJobCoverage(catalog: JobCatalog, handlers: Map<string, unk
 /**
  * Finds the `@OnJob` processors of the worker's providers, refuses to start when they do not
  * cover the catalog, then runs one BullMQ worker per queue that dispatches by job name.
+ *
+ * Outages: while PostgreSQL is down the workers pause (they take no new job) and resume when it
+ * answers; a job that fails because PostgreSQL or Redis is unreachable goes back to the queue
+ * for a later try without using up one of its attempts. Redis errors of the workers' own
+ * connections go to Dependencies, which logs an outage once. On shutdown the workers stop
+ * taking jobs and the process waits for the running ones (before the database closes).
+ * Metrics: `job_duration_seconds` and `jobs_failed_total` per queue and job.
  */
 @Injectable()
-export class JobDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('jobs');
   private readonly workers: Worker[] = [];
 
@@ -68,6 +87,8 @@ export class JobDispatcher implements OnApplicationBootstrap, OnApplicationShutd
     private readonly reflector: Reflector,
     @Inject(JOB_CATALOG) private readonly catalog: JobCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dependencies: Dependencies,
+    private readonly metrics: MetricsService,
   ) {}
 
   discoverHandlers(): Map<string, JobHandler[]> {
@@ -93,34 +114,87 @@ export class JobDispatcher implements OnApplicationBootstrap, OnApplicationShutd
     const handlers = this.discoverHandlers();
     verifyJobCoverage(this.catalog, handlers);
     const queues = new Set<QueueName>(Object.values(this.catalog));
-    for (const queue of queues) {
-      const worker = new Worker(
-        queue,
-        async (job: Job) => {
-          const handler = handlers.get(job.name)?.[0];
-          if (!handler) throw new Error(`No processor for job ${job.name}`);
-          return handler(job.data as never, job);
-        },
-        {
-          connection: { url: this.config.redisUrl, maxRetriesPerRequest: null },
-          prefix: this.config.redisPrefix,
-          concurrency: QUEUE_CONCURRENCY[queue] ?? DEFAULT_CONCURRENCY,
-        },
-      );
-      worker.on('failed', (job, error) =>
-        this.logger.warn(
-          `job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`,
-        ),
-      );
-      worker.on('error', (error) => this.logger.error(`worker on ${queue}: ${error.message}`));
-      this.workers.push(worker);
-    }
+    for (const queue of queues) this.workers.push(this.startWorker(queue, handlers));
+    const pauseOrResume = (up: boolean) => {
+      for (const worker of this.workers) {
+        if (up) void worker.resume();
+        else void worker.pause(true);
+      }
+      this.logger.log(up ? 'job processing resumed' : 'job processing paused: PostgreSQL is down');
+    };
+    this.dependencies.onChange((name, up) => {
+      if (name === 'database') pauseOrResume(up);
+    });
+    if (!this.dependencies.isUp('database')) pauseOrResume(false);
     this.logger.log(
       `processing ${Object.keys(this.catalog).length} job types on ${queues.size} queues`,
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
+  }
+
+  private startWorker(queue: QueueName, handlers: Map<string, JobHandler[]>): Worker {
+    const duration = this.metrics.histogram(
+      'job_duration_seconds',
+      'Time a job took, by queue, job and outcome (completed, failed, deferred)',
+      ['queue', 'job', 'outcome'] as const,
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    );
+    const failures = this.metrics.counter(
+      'jobs_failed_total',
+      'Job attempts that failed, by queue and job',
+      ['queue', 'job'] as const,
+    );
+    const worker: Worker = new Worker(
+      queue,
+      async (job: Job, token?: string) => {
+        const handler = handlers.get(job.name)?.[0];
+        if (!handler) throw new Error(`No processor for job ${job.name}`);
+        const started = process.hrtime.bigint();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        try {
+          const result = await handler(job.data as never, job);
+          duration.observe({ queue, job: job.name, outcome: 'completed' }, seconds());
+          return result;
+        } catch (error) {
+          const dependency = unavailableDependency(error);
+          if (!dependency || !token) {
+            duration.observe({ queue, job: job.name, outcome: 'failed' }, seconds());
+            failures.inc({ queue, job: job.name });
+            throw error;
+          }
+          this.dependencies.reportFailure(dependency, error);
+          duration.observe({ queue, job: job.name, outcome: 'deferred' }, seconds());
+          // Without Redis the move fails too: the job's lock then lapses and BullMQ's stalled
+          // check puts it back when Redis answers again.
+          await job.moveToDelayed(Date.now() + OUTAGE_RETRY_DELAY_MS, token).catch(() => undefined);
+          throw new DelayedError();
+        }
+      },
+      {
+        connection: {
+          url: this.config.redisUrl,
+          maxRetriesPerRequest: null,
+          retryStrategy: redisRetryDelay,
+        },
+        prefix: this.config.redisPrefix,
+        concurrency: QUEUE_CONCURRENCY[queue] ?? DEFAULT_CONCURRENCY,
+        runRetryDelay: FETCH_RETRY_DELAY_MS,
+      },
+    );
+    worker.on('failed', (job, error) => {
+      if (error instanceof DelayedError || unavailableDependency(error)) return;
+      this.logger.warn(
+        `job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`,
+      );
+    });
+    worker.on('error', (error) => {
+      const tagged = tagSocketError(error, 'redis');
+      if (unavailableDependency(tagged)) this.dependencies.reportFailure('redis', tagged);
+      else this.logger.error(`worker on ${queue}: ${error.message}`);
+    });
+    return worker;
   }
 }

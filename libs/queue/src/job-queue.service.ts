@@ -1,16 +1,26 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { Dependencies, DependencyUnavailableError, unavailableDependency } from '@platform/core';
 import type { JobsOptions, Queue } from 'bullmq';
 import { JOB_CATALOG, type JobCatalog, type JobName, type JobPayloads } from './jobs.js';
 import { QueueName } from './queue-name.js';
 
-/** Puts jobs on the queue their catalog entry names; the only way code enqueues work. */
+/** How long an enqueue waits for Redis before it fails as unavailable. */
+export const ENQUEUE_TIMEOUT_MS = 3000;
+
+/**
+ * Puts jobs on the queue their catalog entry names; the only way code enqueues work. While
+ * Redis is known to be down an enqueue fails at once, and any enqueue fails after
+ * ENQUEUE_TIMEOUT_MS, with DependencyUnavailableError (a 503 for a request): BullMQ itself
+ * would wait for the connection as long as the outage lasts.
+ */
 @Injectable()
 export class JobQueue {
   constructor(
     private readonly moduleRef: ModuleRef,
     @Inject(JOB_CATALOG) private readonly catalog: JobCatalog,
+    private readonly dependencies: Dependencies,
   ) {}
 
   queue(name: QueueName): Queue {
@@ -31,7 +41,7 @@ export class JobQueue {
   ): Promise<string> {
     const queueName = this.catalog[name];
     if (!queueName) throw new Error(`Job ${name} is not declared in the job catalog`);
-    const job = await this.queue(queueName).add(String(name), data, options);
+    const job = await this.withRedis(() => this.queue(queueName).add(String(name), data, options));
     return job.id!;
   }
 
@@ -49,10 +59,12 @@ export class JobQueue {
     const queue = this.queue(queueName);
     const ids: string[] = [];
     for (let i = 0; i < jobs.length; i += chunkSize) {
-      const added = await queue.addBulk(
-        jobs
-          .slice(i, i + chunkSize)
-          .map((job) => ({ name: String(name), data: job.data, opts: job.options })),
+      const added = await this.withRedis(() =>
+        queue.addBulk(
+          jobs
+            .slice(i, i + chunkSize)
+            .map((job) => ({ name: String(name), data: job.data, opts: job.options })),
+        ),
       );
       ids.push(...added.map((job) => job.id!));
     }
@@ -62,16 +74,43 @@ export class JobQueue {
   async depths(): Promise<Record<QueueName, Record<string, number>>> {
     const entries = await Promise.all(
       Object.values(QueueName).map(async (name) => {
-        const counts = await this.queue(name).getJobCounts(
-          'waiting',
-          'active',
-          'delayed',
-          'failed',
-          'prioritized',
+        const counts = await this.withRedis(() =>
+          this.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'),
         );
         return [name, counts] as const;
       }),
     );
     return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
+  }
+
+  /** Runs a Redis operation of the queues within the outage rules above. */
+  async withRedis<T>(operation: () => Promise<T>): Promise<T> {
+    this.dependencies.assertUp('redis');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        operation(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new DependencyUnavailableError(
+                  'redis',
+                  new Error(`no answer within ${ENQUEUE_TIMEOUT_MS} ms`),
+                ),
+              ),
+            ENQUEUE_TIMEOUT_MS,
+          );
+        }),
+      ]);
+    } catch (error) {
+      if (unavailableDependency(error) !== 'redis') throw error;
+      this.dependencies.reportFailure('redis', error);
+      throw error instanceof DependencyUnavailableError
+        ? error
+        : new DependencyUnavailableError('redis', error);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

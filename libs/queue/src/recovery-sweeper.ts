@@ -1,16 +1,29 @@
-import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Logger,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
+import { Dependencies, unavailableDependency } from '@platform/core';
 
 /**
  * Recovers queued work that Redis lost (a flush, a failover, an enqueue that failed after a
  * commit) from the database, which holds the truth: `sweep()` runs on worker start and then
  * every `intervalMs`, never twice at once. It is a timer of the worker process rather than a
  * BullMQ repeatable job, which a Redis flush would erase with everything else; jobs carry
- * deterministic ids, so a sweep does not duplicate work still queued.
+ * deterministic ids, so a sweep does not duplicate work still queued. While PostgreSQL or Redis
+ * is down the sweeps pause (an outage is logged once, by Dependencies); on shutdown a running
+ * sweep finishes before the connections close.
  */
-export abstract class RecoverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+export abstract class RecoverySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private readonly logger: Logger;
+
+  @Optional()
+  @Inject(Dependencies)
+  private readonly dependencies?: Dependencies;
 
   protected constructor(
     name: string,
@@ -28,7 +41,7 @@ export abstract class RecoverySweeper implements OnApplicationBootstrap, OnAppli
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
@@ -36,8 +49,17 @@ export abstract class RecoverySweeper implements OnApplicationBootstrap, OnAppli
 
   private tick(): void {
     if (this.running) return;
+    if (
+      this.dependencies &&
+      !(this.dependencies.isUp('database') && this.dependencies.isUp('redis'))
+    )
+      return;
     this.running = this.sweep()
-      .catch((error: Error) => this.logger.warn(`sweep failed: ${error.message}`))
+      .catch((error: Error) => {
+        const dependency = unavailableDependency(error);
+        if (dependency) this.dependencies?.reportFailure(dependency, error);
+        else this.logger.warn(`sweep failed: ${error.message}`);
+      })
       .finally(() => {
         this.running = null;
       });

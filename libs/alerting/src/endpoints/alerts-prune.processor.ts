@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Clock } from '@platform/core';
+import { Clock, StartupTasks } from '@platform/core';
 import { JobName, JobQueue, OnJob, QueueName } from '@platform/queue';
 import { RetentionRepository } from './retention.repository.js';
 
@@ -22,16 +22,21 @@ export class AlertsPruneProcessor implements OnApplicationBootstrap {
     private readonly clock: Clock,
     private readonly retention: RetentionRepository,
     private readonly jobs: JobQueue,
+    private readonly startup: StartupTasks,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.jobs
-      .queue(QueueName.Maintenance)
-      .upsertJobScheduler(
-        ALERTS_PRUNE_SCHEDULER_ID,
-        { pattern: ALERTS_PRUNE_PATTERN, tz: 'UTC' },
-        { name: JobName.AlertsPrune, data: {} },
+    await this.startup.run('alert retention schedule', async () => {
+      await this.jobs.withRedis(() =>
+        this.jobs
+          .queue(QueueName.Maintenance)
+          .upsertJobScheduler(
+            ALERTS_PRUNE_SCHEDULER_ID,
+            { pattern: ALERTS_PRUNE_PATTERN, tz: 'UTC' },
+            { name: JobName.AlertsPrune, data: {} },
+          ),
       );
+    });
   }
 
   @OnJob(JobName.AlertsPrune)

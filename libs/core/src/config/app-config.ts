@@ -38,6 +38,15 @@ export interface OperatorSettings {
 export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
+  /** WORKER_PORT: the worker's probe and metrics port (0: any free port). */
+  workerPort: number;
+  /**
+   * SHUTDOWN_DELAY_SECONDS: after SIGTERM, how long the API reports not ready while it still
+   * serves, so load balancers stop routing to it before it stops listening.
+   */
+  shutdownDelaySeconds: number;
+  /** SHUTDOWN_TIMEOUT_SECONDS: the most a graceful stop may take before the process gives up. */
+  shutdownTimeoutSeconds: number;
   publicUrl: string;
   databaseUrl: string;
   redisUrl: string;
@@ -219,6 +228,9 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   const config: AppConfig = {
     nodeEnv,
     port: read.integer('PORT', 3000, 1, 65535),
+    workerPort: read.integer('WORKER_PORT', 3001, 0, 65535),
+    shutdownDelaySeconds: read.integer('SHUTDOWN_DELAY_SECONDS', 2, 0, 120),
+    shutdownTimeoutSeconds: read.integer('SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
     publicUrl: read.url('PUBLIC_URL', 'http://localhost:3000', ['http', 'https'])!,
     databaseUrl: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/platform', [
       'postgres',

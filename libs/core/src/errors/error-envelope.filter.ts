@@ -1,20 +1,33 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Logger, Optional } from '@nestjs/common';
 import type { Response } from 'express';
 import type { RequestWithContext } from '../context/request-context.js';
 import { AppException } from './app-exception.js';
+import { Dependencies } from '../health/dependencies.js';
 import { sendError, toAppException } from './error-response.js';
+import { unavailableDependency } from './unavailable.js';
 
 /** The one place where HTTP errors are turned into the error envelope. */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
+  constructor(@Optional() private readonly dependencies?: Dependencies) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw error;
     const request = host.switchToHttp().getRequest<RequestWithContext>();
     const response = host.switchToHttp().getResponse<Response>();
     const exception = toAppException(error, request);
-    if (exception.status >= 500 && !(error instanceof AppException && error.status < 500)) {
+    const dependency = unavailableDependency(error);
+    if (dependency) {
+      // An outage is logged once by Dependencies, not once per refused request.
+      this.dependencies?.reportFailure(dependency, error);
+    } else if (
+      exception.status >= 500 &&
+      !(error instanceof AppException && exception.code !== 'internal_error')
+    ) {
+      // Unexpected failures only: an exception raised on purpose (a 503 of a readiness probe,
+      // say) says all there is in its envelope.
       const cause = exception.cause ?? error;
       this.logger.error(
         `${request.method} ${request.path} failed: ${cause instanceof Error ? cause.message : String(cause)}`,

@@ -4,6 +4,7 @@ import type { RequestWithContext } from '../context/request-context.js';
 import { AppException } from './app-exception.js';
 import { CoreErrorCode, CoreException } from './core-exception.js';
 import type { ErrorEnvelope } from './error-envelope.js';
+import { unavailableDependency } from './unavailable.js';
 
 const CODE_BY_STATUS: Record<number, CoreErrorCode> = {
   400: CoreErrorCode.BadRequest,
@@ -77,10 +78,33 @@ export function toAppException(error: unknown, request: Request): AppException {
       return new CoreException(CoreErrorCode.BadRequest, 'The request body could not be read');
     }
   }
+  const dependency = unavailableDependency(error);
+  if (dependency) return serviceUnavailable(dependency, error);
   return new CoreException(CoreErrorCode.InternalError, 'An unexpected error occurred', {
     retryable: true,
     cause: error,
   });
+}
+
+/** Seconds a client is asked to wait before retrying a request a dependency outage refused. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 `service_unavailable` for a request that needed a dependency that does not answer. */
+export function serviceUnavailable(
+  dependency: 'database' | 'redis',
+  cause?: unknown,
+): AppException {
+  const what = dependency === 'database' ? 'The database' : 'The queue and cache service';
+  return new CoreException(
+    CoreErrorCode.ServiceUnavailable,
+    `${what} is temporarily unavailable; retry shortly`,
+    {
+      retryable: true,
+      cause,
+      details: { dependency },
+      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+    },
+  );
 }
 
 export function errorEnvelope(exception: AppException, request: RequestWithContext): ErrorEnvelope {

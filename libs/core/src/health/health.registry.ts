@@ -6,16 +6,36 @@ export interface CheckResult {
   error?: string;
 }
 
-/** Readiness checks contributed by the modules that own the dependency (database, Redis, ...). */
+/**
+ * Readiness checks contributed by the modules that own the dependency (database, Redis, ...),
+ * and the process's own state: once it begins to shut down it is not ready, whatever the checks
+ * say, so load balancers stop sending it work before it stops listening.
+ */
 @Injectable()
 export class HealthRegistry {
   private readonly checks = new Map<string, HealthCheck>();
+  private draining = false;
 
   register(name: string, check: HealthCheck): void {
     this.checks.set(name, check);
   }
 
+  /** From now on the process reports not ready (`checks.process` down: shutting down). */
+  beginDrain(): void {
+    this.draining = true;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
   async run(timeoutMs = 2000): Promise<Record<string, CheckResult>> {
+    const results = await this.runChecks(timeoutMs);
+    if (this.draining) results.process = { status: 'down', error: 'shutting down' };
+    return results;
+  }
+
+  private async runChecks(timeoutMs: number): Promise<Record<string, CheckResult>> {
     const entries = await Promise.all(
       [...this.checks].map(async ([name, check]) => {
         let timer: NodeJS.Timeout | undefined;

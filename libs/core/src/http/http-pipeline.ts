@@ -83,5 +83,4 @@ export function configureHttpApp(
   });
 
   serveOpenApiDocument(app, config);
-  app.enableShutdownHooks();
 }

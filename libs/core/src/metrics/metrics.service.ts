@@ -55,6 +55,19 @@ export class MetricsService {
     );
   }
 
+  /** The registry's histogram of that name, registered on first use (see `counter`). */
+  histogram<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets?: number[],
+  ): Histogram<L> {
+    return (
+      (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ??
+      new Histogram<L>({ name, help, labelNames, buckets, registers: [this.registry] })
+    );
+  }
+
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);

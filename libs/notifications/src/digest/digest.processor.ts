@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { APP_CONFIG, type AppConfig, Clock, StartupTasks } from '@platform/core';
 import { MailTransport } from '@platform/mail';
 import { JobName, JobQueue, OnJob, QueueName } from '@platform/queue';
 import { digestDue } from '../delivery/decide.js';
@@ -58,16 +58,21 @@ export class DigestProcessor implements OnApplicationBootstrap {
     private readonly digests: DigestRepository,
     private readonly jobs: JobQueue,
     private readonly transport: MailTransport,
+    private readonly startup: StartupTasks,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.jobs
-      .queue(QueueName.Digests)
-      .upsertJobScheduler(
-        'digest-sweep',
-        { every: this.config.digestFlushIntervalSeconds * 1000 },
-        { name: JobName.DigestSweep, data: {} },
+    await this.startup.run('digest sweep schedule', async () => {
+      await this.jobs.withRedis(() =>
+        this.jobs
+          .queue(QueueName.Digests)
+          .upsertJobScheduler(
+            'digest-sweep',
+            { every: this.config.digestFlushIntervalSeconds * 1000 },
+            { name: JobName.DigestSweep, data: {} },
+          ),
       );
+    });
   }
 
   @OnJob(JobName.DigestSweep)

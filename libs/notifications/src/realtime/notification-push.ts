@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@platform/core';
+import {
+  APP_CONFIG,
+  type AppConfig,
+  Dependencies,
+  tagSocketError,
+  unavailableDependency,
+} from '@platform/core';
 import { REDIS } from '@platform/queue';
 import type { Redis } from 'ioredis';
 
@@ -30,6 +36,7 @@ export function pushChannel(config: Pick<AppConfig, 'redisPrefix'>): string {
  * Publishes a push to an account's NotificationsChannel subscribers on every API replica
  * (each replica's relay delivers it to its own sockets). Needs only Redis, so the worker can
  * publish too. A push nobody is connected for is dropped: clients catch up through the REST API.
+ * So are pushes while Redis is down (the outage is reported to Dependencies, not per push).
  */
 @Injectable()
 export class NotificationPush {
@@ -38,23 +45,25 @@ export class NotificationPush {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly dependencies: Dependencies,
   ) {
     this.channel = pushChannel(config);
   }
 
   async publish(accountId: string, push: NotificationPushMessage): Promise<void> {
-    const envelope: PushEnvelope = { account_id: accountId, push };
-    await this.redis.publish(this.channel, JSON.stringify(envelope));
+    const [error] = await this.publishMany([{ accountId, push }]);
+    if (error) throw error;
   }
 
   /**
    * Several pushes in one write to Redis (a pipeline); answers, per push in order, the error
-   * that kept it from being published, or null.
+   * that kept it from being published, or null (published, or dropped during an outage).
    */
   async publishMany(
     pushes: ReadonlyArray<{ accountId: string; push: NotificationPushMessage }>,
   ): Promise<Array<Error | null>> {
     if (pushes.length === 0) return [];
+    if (!this.dependencies.isUp('redis')) return pushes.map(() => null);
     const pipeline = this.redis.pipeline();
     for (const { accountId, push } of pushes) {
       const envelope: PushEnvelope = { account_id: accountId, push };
@@ -62,9 +71,18 @@ export class NotificationPush {
     }
     try {
       const results = (await pipeline.exec()) ?? [];
-      return pushes.map((_, n) => results[n]?.[0] ?? null);
+      return pushes.map((_, n) => this.outcome(results[n]?.[0] ?? null));
     } catch (error) {
-      return pushes.map(() => error as Error);
+      const outcome = this.outcome(error as Error);
+      return pushes.map(() => outcome);
     }
+  }
+
+  private outcome(error: Error | null): Error | null {
+    if (!error) return null;
+    const tagged = tagSocketError(error, 'redis');
+    if (unavailableDependency(tagged) !== 'redis') return error;
+    this.dependencies.reportFailure('redis', tagged);
+    return null;
   }
 }

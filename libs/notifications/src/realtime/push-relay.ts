@@ -5,7 +5,8 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@platform/core';
+import { APP_CONFIG, type AppConfig, Dependencies, tagSocketError } from '@platform/core';
+import { redisRetryDelay } from '@platform/queue';
 import { Redis } from 'ioredis';
 import { pushChannel, type PushEnvelope } from './notification-push.js';
 import { NotificationsCableGateway } from './notifications-cable.gateway.js';
@@ -16,10 +17,15 @@ function isEnvelope(value: unknown): value is PushEnvelope {
   return typeof accountId === 'string' && typeof push === 'object' && push !== null;
 }
 
+/** How long start-up waits for the subscription before it goes on without (Redis down). */
+const SUBSCRIBE_WAIT_MS = 2000;
+
 /**
  * This replica's side of the fan-out: a dedicated Redis connection in subscriber mode that
  * hands every published push to the local sockets. Subscribed before the application counts
- * as started, so a push published after start-up reaches every started replica.
+ * as started, so a push published after start-up reaches every started replica. With Redis
+ * down at start the subscription waits in the client's queue and is made when Redis answers;
+ * after a reconnect ioredis subscribes again by itself.
  */
 @Injectable()
 export class PushRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,19 +35,38 @@ export class PushRelay implements OnApplicationBootstrap, OnApplicationShutdown 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly gateway: NotificationsCableGateway,
+    private readonly dependencies: Dependencies,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const channel = pushChannel(this.config);
-    const subscriber = new Redis(this.config.redisUrl, { connectionName: 'realtime-subscriber' });
+    const subscriber = new Redis(this.config.redisUrl, {
+      connectionName: 'realtime-subscriber',
+      maxRetriesPerRequest: null,
+      retryStrategy: redisRetryDelay,
+    });
     this.subscriber = subscriber;
     subscriber.on('error', (error: Error) =>
-      this.logger.warn(`Redis subscriber: ${error.message}`),
+      this.dependencies.reportFailure('redis', tagSocketError(error, 'redis')),
     );
     subscriber.on('message', (from: string, message: string) => {
       if (from === channel) this.relay(message);
     });
-    await subscriber.subscribe(channel);
+    const subscribed = subscriber.subscribe(channel).then(
+      () => true,
+      (error: Error) => {
+        this.logger.warn(`Redis subscription failed: ${error.message}`);
+        return true;
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), SUBSCRIBE_WAIT_MS);
+    });
+    if (!(await Promise.race([subscribed, waited]))) {
+      this.logger.warn('Redis does not answer yet: pushes reach this replica once it does');
+    }
+    clearTimeout(timer);
   }
 
   async onApplicationShutdown(): Promise<void> {
