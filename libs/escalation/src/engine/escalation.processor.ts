@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { Clock } from '@platform/core';
+import { Clock, MetricsService } from '@platform/core';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import { EscalationEngine } from './escalation-engine.js';
 import { STEP_JOB_LEAD_MS } from './escalation-jobs.js';
@@ -15,11 +15,20 @@ import { STEP_JOB_LEAD_MS } from './escalation-jobs.js';
 export class EscalationProcessor {
   private current: Promise<number> | null = null;
   private next: Promise<number> | null = null;
+  private readonly lateness;
 
   constructor(
     private readonly clock: Clock,
     private readonly engine: EscalationEngine,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.lateness = metrics.histogram(
+      'escalation_step_lateness_seconds',
+      'From the instant escalation steps fell due to the end of the run that paged them',
+      [],
+      [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    );
+  }
 
   /**
    * Released early (STEP_JOB_LEAD_MS), the job resolves the targets of its steps meanwhile and
@@ -33,7 +42,9 @@ export class EscalationProcessor {
       this.engine.prepare(dueAt);
       await sleep(Math.min(early, STEP_JOB_LEAD_MS * 2));
     }
-    return { ran: await this.requestRun() };
+    const ran = await this.requestRun();
+    this.lateness.observe(Math.max(0, this.clock.nowMs() - dueAt.getTime()) / 1000);
+    return { ran };
   }
 
   @OnJob(JobName.EscalationReEscalate)
