@@ -3,6 +3,7 @@ import { NotifyService } from '@platform/notifications';
 import { JobName, JobQueue } from '@platform/queue';
 import { DataSource } from 'typeorm';
 import { AlertDispatchProcessor } from '../../libs/alerting/src/dispatch/alert-dispatch.processor.js';
+import { EndpointFanout } from '../../libs/alerting/src/endpoints/endpoint-fanout.service.js';
 import {
   EscalationOpener,
   type EscalationOpening,
@@ -347,6 +348,30 @@ describe('alert dispatch', () => {
         await dispatch(project, [alert]);
       } finally {
         notify.mockRestore();
+      }
+      expect((await eventsOf(alert)).map((e) => e.kind)).toEqual(['notified']);
+      expect((await notifiedAlertIds(viewer)).filter((id) => id === alert)).toHaveLength(1);
+    });
+
+    it('keeps the in-app notification of a hand-over that failed after writing it', async () => {
+      const project = await alertsProject(t, owner, 'late-outage');
+      await createRoute(project, {
+        priority: 1,
+        in_app_target_type: 'member',
+        in_app_target_member_id: viewer.accountId,
+      });
+      const alert = await insertAlert(project, { env: 'prod' });
+      const fanout = jest
+        .spyOn(t.get(EndpointFanout), 'fanOut')
+        .mockRejectedValueOnce(new Error('redis unavailable'));
+      try {
+        await expect(dispatch(project, [alert])).rejects.toThrow('redis unavailable');
+        expect(await eventsOf(alert)).toEqual([]);
+        expect((await notifiedAlertIds(viewer)).filter((id) => id === alert)).toHaveLength(1);
+
+        await dispatch(project, [alert]);
+      } finally {
+        fanout.mockRestore();
       }
       expect((await eventsOf(alert)).map((e) => e.kind)).toEqual(['notified']);
       expect((await notifiedAlertIds(viewer)).filter((id) => id === alert)).toHaveLength(1);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { AppConfig } from '@platform/core';
-import { EscalationJobs } from '@platform/escalation';
-import { Mailer } from '@platform/mail';
+import { EscalationJobs, pageKey } from '@platform/escalation';
+import { Mailer, messageIdLeft } from '@platform/mail';
 import { NotifyService, PhoneProvider } from '@platform/notifications';
+import { JobQueue, QueueName } from '@platform/queue';
 import { FakeTwilio, gatherAction, type TwilioCall } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
@@ -250,6 +251,43 @@ describe('escalation page delivery', () => {
       reason: 'in_app_disabled',
       attempts: 0,
     });
+  });
+
+  it('a page delivered again after its outcome went unrecorded notifies once and mails one message', async () => {
+    const inApp = await page('in_app', { accountId: admin.accountId });
+    const email = await page('email', { accountId: admin.accountId });
+    // The first deliveries send, then fail to record it, as a worker killed between the two.
+    const settle = jest
+      .spyOn(t.get(PagesRepository), 'settleMany')
+      .mockRejectedValueOnce(new Error('killed'))
+      .mockRejectedValueOnce(new Error('killed'));
+    expect(await processor.deliver({ pageId: inApp.pageId })).toEqual({ outcome: 'sent' });
+    expect(await processor.deliver({ pageId: email.pageId })).toEqual({ outcome: 'sent' });
+    settle.mockRestore();
+    expect(await pageRow(inApp.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await pageRow(email.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+
+    // Pending, the pages are delivered again (the sweeper re-enqueues them).
+    expect(await processor.deliver({ pageId: inApp.pageId })).toEqual({ outcome: 'sent' });
+    expect(await processor.deliver({ pageId: email.pageId })).toEqual({ outcome: 'sent' });
+    const notifications = await db.query<Array<{ idempotency_key: string }>>(
+      `SELECT idempotency_key FROM notification WHERE payload ->> 'alert_id' = $1`,
+      [inApp.alertId],
+    );
+    expect(notifications).toEqual([{ idempotency_key: pageKey(inApp.pageId) }]);
+    for (const { pageId } of [inApp, email])
+      expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
+
+    const jobId = `email-${messageIdLeft(pageKey(email.pageId))}`;
+    const queue = t.get(JobQueue).queue(QueueName.Deliveries);
+    await eventually(
+      () => queue.getJob(jobId),
+      (job) => job?.finishedOn !== undefined,
+    );
+    const mails = t.sink.messages.filter((m) => m.text.includes(email.alertId));
+    expect(mails.map((m) => m.messageId)).toEqual([
+      `<${messageIdLeft(pageKey(email.pageId))}@localhost>`,
+    ]);
   });
 
   it('email: to the login, naming the alert, with a signed link that opens the acknowledgement', async () => {

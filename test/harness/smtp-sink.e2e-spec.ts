@@ -20,12 +20,14 @@ describe('SMTP sink', () => {
       to: 'someone@example.com',
       subject: 'Verify your e-mail',
       text: 'token: abc123',
+      messageId: '<verify-1@platform.example>',
     });
     const mail = await sink.waitFor((m) => m.to.includes('someone@example.com'));
     expect(mail).toMatchObject({
       from: 'platform@localhost',
       to: ['someone@example.com'],
       subject: 'Verify your e-mail',
+      messageId: '<verify-1@platform.example>',
     });
     expect(mail.text).toContain('token: abc123');
   });

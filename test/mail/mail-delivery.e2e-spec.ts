@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Mailer, MailModule } from '@platform/mail';
+import { Mailer, MailModule, messageIdLeft } from '@platform/mail';
 import { JobQueue, QueueName } from '@platform/queue';
 import { closedLocalPort, SmtpSink, type TestApp } from '@platform/testing';
 import type { Job } from 'bullmq';
@@ -62,6 +62,20 @@ describe('e-mail delivery through the worker', () => {
       expect(mail.html?.trimEnd()).toBe(html);
       const job = await jobWhen(app, id, (j) => j.finishedOn !== undefined);
       expect(job.returnvalue).toMatchObject({ via: 'smtp' });
+    });
+
+    it('queues a keyed e-mail once and sends it with the Message-ID its key names', async () => {
+      const keyed = { ...email, to: 'keyed@example.test', messageKey: 'page-42' };
+      const messageId = `<${messageIdLeft('page-42')}@example.test>`;
+      const [first, again] = [await app.get(Mailer).send(keyed), await app.get(Mailer).send(keyed)];
+      expect(again).toBe(first);
+      const [bulk] = await app.get(Mailer).sendMany([keyed]);
+      expect(bulk).toBe(first);
+
+      const job = await jobWhen(app, first, (j) => j.finishedOn !== undefined);
+      expect(job.returnvalue).toEqual({ via: 'smtp', messageId });
+      const received = sink.messages.filter((m) => m.to.includes('keyed@example.test'));
+      expect(received.map((m) => m.messageId)).toEqual([messageId]);
     });
   });
 

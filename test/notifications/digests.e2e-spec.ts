@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { JobName, JobQueue, QueueName } from '@platform/queue';
-import { DigestProcessor, DigestRepository } from '@platform/notifications';
+import { messageIdLeft } from '@platform/mail';
+import {
+  DigestProcessor,
+  DigestRepository,
+  digestMessageKey,
+  heldMessageKey,
+} from '@platform/notifications';
 import type { ReceivedMail } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -200,6 +206,12 @@ describe('digests and held e-mail', () => {
       (m) => m.to.includes(dee.login) && m.subject === 'Card expires soon',
     );
     expect(released.text).toBe('Details of Card expires soon\n');
+    const [held] = await t
+      .get(DataSource)
+      .query<Array<{ id: string }>>('SELECT id FROM pending_email WHERE account_id = $1', [
+        dee.accountId,
+      ]);
+    expect(released.messageId).toBe(`<${messageIdLeft(heldMessageKey(held.id))}@localhost>`);
   });
 
   it('sends the batch again when the worker dies between send and mark, and never drops it', async () => {
@@ -218,6 +230,14 @@ describe('digests and held e-mail', () => {
     const digests = mailsTo(eli).filter((m) => m.subject.includes('digest'));
     expect(digests).toHaveLength(2);
     expect(digests.every((m) => m.text.includes('Crash-proof invoice'))).toBe(true);
+    // Sent again as the same message: the reader's side sees one digest.
+    const [held] = await t
+      .get(DataSource)
+      .query<Array<{ id: string }>>('SELECT id FROM pending_email WHERE account_id = $1', [
+        eli.accountId,
+      ]);
+    const messageId = `<${messageIdLeft(digestMessageKey(eli.accountId, [held.id]))}@localhost>`;
+    expect(digests.map((m) => m.messageId)).toEqual([messageId, messageId]);
     // The mark commits just after the send it records: wait for it rather than race it.
     const sentAt = async () =>
       (

@@ -320,6 +320,64 @@ describe('notify()', () => {
     }
   });
 
+  it('keeps one in-app notification per account and idempotency key, pushed once', async () => {
+    const socket = await CableSocket.open(cableUrl(t.baseUrl, { token: viewer.jwt }));
+    try {
+      await socket.waitFor(isType('welcome'));
+      socket.subscribe();
+      await socket.waitFor(isType('confirm_subscription'));
+      const page = (n: number, idempotencyKey?: string) => ({
+        category: 'alert_escalation',
+        eventType: 'alert_escalation',
+        organizationId: admin.organizationId,
+        recipients: [admin.accountId, viewer.accountId],
+        channels: ['in_app' as const],
+        payload: { n },
+        idempotencyKey,
+      });
+      const [first] = await notify.notifyEach([page(1, 'escalation-page/7')]);
+      // Repeated, beside a request without a key and the same key twice in one call.
+      const [again, unkeyed, twice] = await notify.notifyEach([
+        page(2, 'escalation-page/7'),
+        page(3),
+        page(4, 'escalation-page/7'),
+      ]);
+      const ids = (outcomes: typeof first) => outcomes.map((o) => o.notificationId);
+      expect(ids(again)).toEqual(ids(first));
+      expect(ids(twice)).toEqual(ids(first));
+      expect(
+        await db.query(
+          `SELECT account_id, payload FROM notification WHERE idempotency_key = $1
+            ORDER BY account_id`,
+          ['escalation-page/7'],
+        ),
+      ).toEqual(
+        [admin.accountId, viewer.accountId].sort().map((id) => ({
+          account_id: id,
+          payload: { n: 1 },
+        })),
+      );
+      const [unkeyedPayload] = await db.query<Array<{ payload: unknown }>>(
+        'SELECT payload FROM notification WHERE id = $1',
+        [unkeyed[1].notificationId],
+      );
+      expect(unkeyedPayload.payload).toEqual({ n: 3 });
+      // Pushes go out in order: the repeat would have come before the unkeyed one.
+      await socket.waitFor(
+        (f) =>
+          isPush('created')(f) &&
+          (f.message as { notification: { id: string } }).notification.id ===
+            unkeyed[1].notificationId,
+      );
+      const pushedIds = socket.frames
+        .filter(isPush('created'))
+        .map((f) => (f.message as { notification: { id: string } }).notification.id);
+      expect(pushedIds.filter((id) => id === first[1].notificationId)).toHaveLength(1);
+    } finally {
+      socket.close();
+    }
+  });
+
   it('refuses an unknown category', async () => {
     await expect(
       notify.notify({

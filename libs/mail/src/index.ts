@@ -3,3 +3,4 @@ export * from './mail-transport.js';
 export * from './mail.module.js';
 export * from './mail.processor.js';
 export * from './mailer.js';
+export { messageIdLeft } from './mime.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { EmailMessage } from './email.js';
-import { composeMime, parseMailboxes } from './mime.js';
+import { composeMime, messageIdLeft, parseMailboxes } from './mime.js';
 
 const longLine = `${'word '.repeat(300)}end`;
 
@@ -101,6 +101,19 @@ describe('composeMime', () => {
     expect(a.envelope).toEqual({ from: 'platform@example.test', to: ['ada@example.test'] });
     expect(a.messageId).toMatch(/^<[0-9a-f-]+@example\.test>$/);
     expect(a.messageId).not.toBe(b.messageId);
+  });
+
+  it('derives the message id from a message key: the same key, the same id', () => {
+    const from = parseMailboxes('Platform <platform@example.test>')[0];
+    const page = { to: 'ada@example.test', subject: 's', text: 't', messageKey: 'page-1' };
+    const first = composeMime(from, page, new Date('2026-01-01T00:00:00Z'));
+    const again = composeMime(from, { ...page, text: 'other' }, new Date('2026-01-02T00:00:00Z'));
+    const other = composeMime(from, { ...page, messageKey: 'page-2' });
+    expect(first.messageId).toBe(`<${messageIdLeft('page-1')}@example.test>`);
+    expect(first.messageId).toMatch(/^<[0-9a-f]{32}@example\.test>$/);
+    expect(again.messageId).toBe(first.messageId);
+    expect(first.raw).toContain(`\r\nMessage-ID: ${first.messageId}\r\n`);
+    expect(other.messageId).not.toBe(first.messageId);
   });
 
   it('keeps line breaks in a subject from starting a new header', async () => {

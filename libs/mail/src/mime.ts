@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
 import { encodeWords, foldLines, hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
@@ -79,9 +79,19 @@ function textPart(contentType: string, content: string): { headers: string; body
 }
 
 /**
+ * The left part of the Message-ID of a message with `messageKey`: a digest, so that any key
+ * makes a valid id and the ids a key is made of do not travel in the header.
+ */
+export function messageIdLeft(messageKey: string): string {
+  return createHash('sha256').update(messageKey).digest('hex').slice(0, 32);
+}
+
+/**
  * Builds the MIME text of an e-mail: a text/plain body, or text and HTML as
  * multipart/alternative. Headers are encoded (RFC 2047) and folded, bodies are 7bit or
  * quoted-printable, every line ends in CRLF; SMTP dot-stuffing is left to the connection.
+ * The Message-ID is derived from `messageKey` when there is one (the same key, the same id: a
+ * receiving MTA or mail client takes a message sent again as the one it has), else random.
  */
 export function composeMime(
   from: Mailbox,
@@ -90,7 +100,7 @@ export function composeMime(
 ): MimeMessage {
   const recipients = parseMailboxes(message.to);
   const domain = asciiAddress(from.address).split('@').pop() || 'localhost';
-  const messageId = `<${randomUUID()}@${domain}>`;
+  const messageId = `<${message.messageKey ? messageIdLeft(message.messageKey) : randomUUID()}@${domain}>`;
   const head = [
     header('From', formatMailbox(from)),
     header('To', recipients.map(formatMailbox).join(', ')),

@@ -28,6 +28,8 @@ export class Notification {
   @Column('jsonb') payload!: Record<string, unknown>;
   @Column('timestamptz', { nullable: true }) readAt!: Date | null;
   @Column('timestamptz') createdAt!: Date;
+  /** At most one notification per account and key (see NotifyRequest.idempotencyKey). */
+  @Column('text', { nullable: true }) idempotencyKey!: string | null;
 }
 
 @Entity('notification_preference')

@@ -21,7 +21,17 @@ export enum JobName {
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
-  [JobName.SendEmail]: { to: string; subject: string; text: string; html?: string };
+  /**
+   * `messageKey` names what the e-mail is about (e.g. one escalation page): the same key gives
+   * the same Message-ID, so a message sent again after a crash is the same message to its reader.
+   */
+  [JobName.SendEmail]: {
+    to: string;
+    subject: string;
+    text: string;
+    html?: string;
+    messageKey?: string;
+  };
   /** An SMS to an E.164 number; `deliveryId` names the notification_delivery row to update. */
   [JobName.SendSms]: { to: string; body: string; deliveryId?: string };
   /** A voice call that reads `text` aloud; `deliveryId` as for SendSms. */

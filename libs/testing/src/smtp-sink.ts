@@ -9,6 +9,8 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string | null;
+  /** The Message-ID header, angle brackets included ('' when absent). */
+  messageId: string;
   headers: Map<string, unknown>;
 }
 
@@ -66,6 +68,7 @@ export class SmtpSink {
               subject: parsed.subject ?? '',
               text: parsed.text ?? '',
               html: typeof parsed.html === 'string' ? parsed.html : null,
+              messageId: parsed.messageId ?? '',
               headers: parsed.headers,
             });
             if (sink!.holdReplies) sink!.heldReplies.push(() => callback());

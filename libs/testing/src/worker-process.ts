@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '@platform/core';
@@ -6,15 +7,22 @@ import type { AppConfig } from '@platform/core';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OUT = 'dist/test-worker';
 
-/** Compiles the deployables as `npm run build` does, into a folder of the tests' own. */
+/**
+ * Compiles the deployables as `npm run build` does, into a folder of this process's own: test
+ * files running side by side each build theirs, and none reads a file another is writing. The
+ * folder goes when the process exits.
+ */
 export function buildWorker(): string {
+  const out = `${OUT}/${process.pid}`;
+  rmSync(`${ROOT}${out}`, { recursive: true, force: true });
+  process.once('exit', () => rmSync(`${ROOT}${out}`, { recursive: true, force: true }));
   execFileSync(
     `${ROOT}node_modules/.bin/swc`,
     [
       'apps',
       'libs',
       '-d',
-      OUT,
+      out,
       '--config-file',
       '.swcrc',
       '--ignore',
@@ -25,7 +33,7 @@ export function buildWorker(): string {
     ],
     { cwd: ROOT, stdio: 'inherit' },
   );
-  return `${ROOT}${OUT}/apps/worker/main.js`;
+  return `${ROOT}${out}/apps/worker/main.js`;
 }
 
 /**

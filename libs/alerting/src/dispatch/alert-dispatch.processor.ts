@@ -51,7 +51,9 @@ interface Notification {
  * Delivery is at least once per firing episode: the claim commits only after the in-app
  * notifications and endpoint deliveries are handed over, so a failure rolls the claim back
  * and the job's retry sends again (a page is never lost; a crash at the wrong moment can
- * repeat one). A job that finds the episode already claimed does nothing.
+ * repeat its e-mail and endpoint deliveries). The in-app notification is keyed by the
+ * episode's fired event, so a retry keeps the one written. A job that finds the episode
+ * already claimed does nothing.
  */
 @Injectable()
 export class AlertDispatchProcessor {
@@ -250,6 +252,8 @@ export class AlertDispatchProcessor {
       },
       email: { subject: summary ? `${title}: ${summary}` : title, text: lines.join('\n') },
       shortText: summary ? `${title}: ${summary}` : title,
+      // A retry after a failure past the notification (the claim rolled back) keeps it.
+      ...(alert.fired_event_id ? { idempotencyKey: `alert-firing/${alert.fired_event_id}` } : {}),
     };
   }
 }

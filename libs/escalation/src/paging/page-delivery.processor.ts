@@ -19,6 +19,15 @@ export type PageDeliveryResult =
   | { outcome: 'skipped' | 'failed'; reason: string }
   | { outcome: 'done' };
 
+/**
+ * What a page's in-app notification and e-mail are: that page. A page delivered again (its
+ * first delivery not recorded before a crash) finds its notification written and keeps it, and
+ * sends its e-mail under the same Message-ID.
+ */
+export function pageKey(pageId: string): string {
+  return `escalation-page/${pageId}`;
+}
+
 /** An outcome decided before anything is sent; no attempt counts. */
 type Decided = Omit<PageSettlement, 'at' | 'attempted'> & { attempted?: boolean };
 
@@ -31,8 +40,11 @@ const batched = <T, R>(run: (items: T[]) => Promise<R[]>) =>
   new Batcher<T, R>(run, { maxBatch: 100, intervalMs: 0 });
 
 /**
- * Delivers one escalation page (job `{pageId}`), at least once. A page that is no longer
- * pending (or gone with its alert) is done: a repeated job sends nothing. A page whose
+ * Delivers one escalation page (job `{pageId}`). A page that is no longer pending (or gone with
+ * its alert) is done: a repeated job sends nothing. A page still pending after a delivery that
+ * did not get to record its outcome (a crash in between) is delivered again: its in-app
+ * notification stays the one written (exactly once), its e-mail is queued once while the first
+ * job is kept and keeps its Message-ID (at least once, the same message). A page whose
  * escalation was acknowledged or resolved before delivery is skipped (`escalation_halted`):
  * nobody is called about an alert somebody already took.
  *
@@ -145,6 +157,7 @@ export class PageDeliveryProcessor {
         organizationId: page.organization_id,
         recipients: [page.account_id!],
         channels: ['in_app'],
+        idempotencyKey: pageKey(page.id),
         payload: {
           alert_id: page.alert_id,
           escalation_instance_id: page.instance_id,
@@ -180,6 +193,7 @@ export class PageDeliveryProcessor {
     await this.mailer.send({
       to: page.account_login,
       ...pageEmail(alert, link, this.config.signedLinkTtlSeconds),
+      messageKey: pageKey(page.id),
     });
     return { status: 'sent', reason: null, attempted: true };
   }

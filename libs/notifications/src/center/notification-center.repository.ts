@@ -19,13 +19,23 @@ export interface NewNotification {
   categoryKey: string;
   eventType: string;
   payload: Record<string, unknown>;
+  /** The account's one notification with this key; a repeated insert keeps the first. */
+  idempotencyKey?: string | null;
 }
+
+/** A notification as an insert answers it: with its account, and whether this insert wrote it. */
+export type InsertedNotification = NotificationView & { account_id: string; created: boolean };
 
 const VIEW = `
   SELECT n.id, n.category_key AS category, n.event_type, n.organization_id,
          o.name AS organization_name, n.payload, n.read_at, n.created_at
     FROM notification n
     LEFT JOIN organization o ON o.id = n.organization_id`;
+
+/** The view of `n` and its account and key, without a join (which could reorder rows). */
+const INSERTED = `n.id, n.category_key AS category, n.event_type, n.organization_id,
+  (SELECT o.name FROM organization o WHERE o.id = n.organization_id) AS organization_name,
+  n.payload, n.read_at, n.created_at, n.account_id, n.idempotency_key`;
 
 /** The in-app notifications of accounts; every query is bound to one account. */
 @Injectable()
@@ -91,33 +101,80 @@ export class NotificationCenterRepository {
   }
 
   /**
-   * One INSERT for every row; answers the new rows in the order given (the organization's name
-   * is read per row, since a join could reorder them).
+   * One INSERT for every row; answers a notification per row, in the order given. A keyed row whose
+   * account already has a notification with that key writes nothing and answers that
+   * notification, `created: false`.
    */
-  async insertMany(rows: NewNotification[], now: Date): Promise<NotificationView[]> {
+  async insertMany(rows: NewNotification[], now: Date): Promise<InsertedNotification[]> {
     if (rows.length === 0) return [];
-    return this.dataSource.query(
-      `WITH inserted AS (
-         INSERT INTO notification (account_id, organization_id, category_key, event_type, payload, created_at)
-         SELECT a, o, c, e, p, t
-           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[])
-                WITH ORDINALITY AS r (a, o, c, e, p, t, n)
-          ORDER BY n
-         RETURNING *)
-       SELECT n.id, n.account_id, n.category_key AS category, n.event_type, n.organization_id,
-              (SELECT o.name FROM organization o WHERE o.id = n.organization_id) AS organization_name,
-              n.payload, n.read_at, n.created_at
-         FROM inserted n`,
-      [
-        rows.map((r) => r.accountId),
-        rows.map((r) => r.organizationId),
-        rows.map((r) => r.categoryKey),
-        rows.map((r) => r.eventType),
-        rows.map((r) => JSON.stringify(r.payload)),
-        rows.map(() => now),
-      ],
+    const inserted: Array<InsertedNotification & { idempotency_key: string | null }> =
+      await this.dataSource.query(
+        `WITH inserted AS (
+           INSERT INTO notification
+             (account_id, organization_id, category_key, event_type, payload, created_at,
+              idempotency_key)
+           SELECT a, o, c, e, p, t, k
+             FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[],
+                         $6::timestamptz[], $7::text[])
+                  WITH ORDINALITY AS r (a, o, c, e, p, t, k, n)
+            ORDER BY n
+           ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING *)
+         SELECT ${INSERTED}, true AS created
+           FROM inserted n`,
+        [
+          rows.map((r) => r.accountId),
+          rows.map((r) => r.organizationId),
+          rows.map((r) => r.categoryKey),
+          rows.map((r) => r.eventType),
+          rows.map((r) => JSON.stringify(r.payload)),
+          rows.map(() => now),
+          rows.map((r) => r.idempotencyKey ?? null),
+        ],
+      );
+    // Rows come back in insertion order, without the keyed ones that were there already.
+    const keyOf = (accountId: string, key: string) => `${accountId} ${key}`;
+    const byKey = new Map(
+      inserted
+        .filter((n) => n.idempotency_key !== null)
+        .map((n) => [keyOf(n.account_id, n.idempotency_key!), n]),
     );
+    const unkeyed = inserted.filter((n) => n.idempotency_key === null).values();
+    const repeated = rows.filter(
+      (r) => r.idempotencyKey && !byKey.has(keyOf(r.accountId, r.idempotencyKey)),
+    );
+    if (repeated.length > 0) {
+      // A statement of its own: it sees a row that a concurrent insert committed meanwhile.
+      const existing: Array<InsertedNotification & { idempotency_key: string }> =
+        await this.dataSource.query(
+          `SELECT ${INSERTED}, false AS created
+             FROM unnest($1::uuid[], $2::text[]) AS r (a, k)
+             JOIN notification n ON n.account_id = r.a AND n.idempotency_key = r.k`,
+          [repeated.map((r) => r.accountId), repeated.map((r) => r.idempotencyKey)],
+        );
+      for (const n of existing) byKey.set(keyOf(n.account_id, n.idempotency_key), n);
+    }
+    const answered = new Set<string>();
+    return rows.map(({ accountId, idempotencyKey }) => {
+      if (!idempotencyKey) return strip(unkeyed.next().value!);
+      const key = keyOf(accountId, idempotencyKey);
+      const found = byKey.get(key);
+      // Only when the account went (and its notifications with it) since the insert.
+      if (!found) throw new Error(`notification ${idempotencyKey} of ${accountId} is gone`);
+      // The same key twice in one call: the later row repeats the earlier one.
+      const notification = answered.has(key) ? { ...found, created: false } : found;
+      answered.add(key);
+      return strip(notification);
+    });
   }
+}
+
+/** The notification without the key it was looked up by. */
+function strip({
+  idempotency_key: _key,
+  ...notification
+}: InsertedNotification & { idempotency_key: string | null }): InsertedNotification {
+  return notification;
 }
 
 export type { ChannelName };

@@ -17,6 +17,20 @@ export const DIGEST_FLUSH_JOB_OPTIONS = {
   removeOnComplete: true,
 };
 
+/**
+ * What a digest e-mail is: the account's batch of held e-mails, in any order. A batch sent again
+ * after a crash between sending and marking it keeps its Message-ID; a batch that grew
+ * meanwhile is another digest.
+ */
+export function digestMessageKey(accountId: string, pendingIds: readonly string[]): string {
+  return `digest/${accountId}/${[...pendingIds].sort().join(',')}`;
+}
+
+/** What a held e-mail released on its own is: that e-mail. */
+export function heldMessageKey(pendingId: string): string {
+  return `held-email/${pendingId}`;
+}
+
 /** One e-mail summarising the held ones; each listed with its subject and text. */
 export function composeDigest(
   name: string,
@@ -46,7 +60,8 @@ export function composeDigest(
  * Every DIGEST_FLUSH_INTERVAL_SECONDS a sweep enqueues one flush job per account whose digest
  * (or end of quiet hours) is due, so one account's failing mail never holds up another's.
  * A flush sends first and marks afterwards: a crash in between sends the batch again rather
- * than losing it.
+ * than losing it, with the same Message-ID (see digestMessageKey), so the reader's side takes
+ * it for the message it already has.
  */
 @Injectable()
 export class DigestProcessor implements OnApplicationBootstrap {
@@ -109,7 +124,14 @@ export class DigestProcessor implements OnApplicationBootstrap {
     if (pending.length === 0 || !recipient) return 0;
     const digest = (recipient.emailMode ?? 'instant') !== 'instant';
     if (digest) {
-      await this.transport.send({ to: recipient.login, ...composeDigest(recipient.name, pending) });
+      await this.transport.send({
+        to: recipient.login,
+        ...composeDigest(recipient.name, pending),
+        messageKey: digestMessageKey(
+          data.accountId,
+          pending.map((p) => p.id),
+        ),
+      });
       await this.digests.markSent(
         data.accountId,
         pending.map((p) => p.id),
@@ -124,6 +146,7 @@ export class DigestProcessor implements OnApplicationBootstrap {
           subject: mail.subject,
           text: mail.text,
           html: mail.html ?? undefined,
+          messageKey: heldMessageKey(mail.id),
         });
         await this.digests.markSent(data.accountId, [mail.id], this.clock.now(), false);
       }

@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { type EmailMessage, Mailer } from '@platform/mail';
 import {
+  type InsertedNotification,
   NotificationCenterRepository,
-  type NotificationView,
 } from '../center/notification-center.repository.js';
 import { ScheduleRepository } from '../center/schedule.repository.js';
 import { type Channel, type DeliveryDecision, decideDelivery } from '../delivery/decide.js';
@@ -32,10 +32,14 @@ export interface NotifyRequest {
    * channels themselves, e.g. an escalation page on in_app only.
    */
   channels?: Channel[];
+  /**
+   * Names what the notification is about (e.g. one escalation page), for a caller that may
+   * notify again after a crash before it recorded having notified: each account keeps its
+   * first in-app notification with the key, and a repeat neither writes nor pushes another
+   * (its outcome names the first). The other channels of a repeat are delivered again.
+   */
+  idempotencyKey?: string;
 }
-
-/** A notification as the center answers a new one, with its account. */
-type CreatedNotification = NotificationView & { account_id: string };
 
 export interface NotifyOutcome {
   accountId: string;
@@ -151,6 +155,7 @@ export class NotifyService {
             categoryKey: categories[n].key,
             eventType: requests[n].eventType,
             payload: requests[n].payload,
+            idempotencyKey: requests[n].idempotencyKey,
           })),
       ),
       now,
@@ -162,7 +167,7 @@ export class NotifyService {
           decided.filter((d) => d.decision.inApp).map((d) => [d.account.id, created[next++]]),
         ),
     );
-    await this.pushCreated(created as CreatedNotification[]);
+    await this.pushCreated(created.filter((n) => n.created));
 
     const held: Parameters<RecipientsRepository['holdEmails']>[0] = [];
     const records: Parameters<RecipientsRepository['recordDeliveries']>[0] = [];
@@ -262,13 +267,13 @@ export class NotifyService {
   }
 
   /** Pushes each new notification to its account's sockets with the account's unread count. */
-  private async pushCreated(created: readonly CreatedNotification[]): Promise<void> {
+  private async pushCreated(created: readonly InsertedNotification[]): Promise<void> {
     if (created.length === 0) return;
     const counts = await this.recipientsRepository.unreadCounts([
       ...new Set(created.map((n) => n.account_id)),
     ]);
     const failures = await this.push.publishMany(
-      created.map(({ account_id: accountId, ...view }) => ({
+      created.map(({ account_id: accountId, created: _created, ...view }) => ({
         accountId,
         push: {
           event: 'created' as const,
