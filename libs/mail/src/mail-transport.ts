@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@platform/core';
+import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, MetricsService } from '@platform/core';
 import type { EmailDelivery, EmailMessage } from './email.js';
 import { composeMime, type Mailbox, parseMailboxes } from './mime.js';
 import { SmtpPool } from './smtp-pool.js';
@@ -18,7 +18,10 @@ export class MailTransport implements OnModuleDestroy {
   private readonly smtp: SmtpPool | null;
   private readonly from: Mailbox;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {
     this.from = parseMailboxes(config.mailFrom)[0];
     // Pooled: a connection serves many messages, instead of a TCP and SMTP handshake per e-mail.
     this.smtp = config.smtpUrl
@@ -33,7 +36,13 @@ export class MailTransport implements OnModuleDestroy {
       return { via: 'log' };
     }
     const mime = composeMime(this.from, message);
-    await this.smtp.send(mime.envelope, mime.raw);
+    try {
+      await this.smtp.send(mime.envelope, mime.raw);
+    } catch (error) {
+      this.metrics?.countDelivery('email', 'failed');
+      throw error;
+    }
+    this.metrics?.countDelivery('email', 'sent');
     return { via: 'smtp', messageId: mime.messageId };
   }
 

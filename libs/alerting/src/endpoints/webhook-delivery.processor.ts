@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock } from '@platform/core';
+import { Clock, MetricsService } from '@platform/core';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -35,6 +35,7 @@ export class WebhookDeliveryProcessor {
     private readonly clock: Clock,
     private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(WEBHOOK_DELIVERY_POLICY) private readonly policy: WebhookDeliveryPolicy,
+    private readonly metrics: MetricsService,
   ) {}
 
   @OnJob(JobName.WebhookDeliver)
@@ -76,6 +77,7 @@ export class WebhookDeliveryProcessor {
       userAgent: WEBHOOK_USER_AGENT,
     });
 
+    this.metrics.countDelivery('webhook', result.ok ? 'sent' : 'failed');
     const failedBefore = job.attemptsMade;
     const last = failedBefore + 1 >= (job.opts.attempts ?? 1);
     const status = result.ok ? 'succeeded' : last ? 'failed' : 'pending';

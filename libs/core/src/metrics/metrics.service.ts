@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+export type DeliveryChannel = 'email' | 'sms' | 'phone' | 'in_app' | 'webhook';
+
 /**
  * The process's Prometheus registry. Each application instance owns one (rather than the
  * library's global) so several apps in one process, as in tests, do not collide.
@@ -66,6 +68,19 @@ export class MetricsService {
       (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ??
       new Histogram<L>({ name, help, labelNames, buckets, registers: [this.registry] })
     );
+  }
+
+  /**
+   * Delivery attempts to people and receivers: `deliveries_total{channel, outcome}`, channel
+   * email, sms, phone, in_app or webhook; outcome sent, or failed (an attempt that failed,
+   * which its job may try again).
+   */
+  countDelivery(channel: DeliveryChannel, outcome: 'sent' | 'failed', count = 1): void {
+    if (count <= 0) return;
+    this.counter('deliveries_total', 'Deliveries per channel and outcome', [
+      'channel',
+      'outcome',
+    ] as const).inc({ channel, outcome }, count);
   }
 
   observeHttp(method: string, route: string, status: number, seconds: number): void {

@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '@platform/core';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock, MetricsService } from '@platform/core';
 import { type EmailMessage, Mailer } from '@platform/mail';
 import {
   type InsertedNotification,
@@ -64,6 +64,7 @@ export class NotifyService {
     private readonly mailer: Mailer,
     private readonly phone: PhoneDispatcher,
     private readonly push: NotificationPush,
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   async notify(request: NotifyRequest): Promise<NotifyOutcome[]> {
@@ -167,7 +168,9 @@ export class NotifyService {
           decided.filter((d) => d.decision.inApp).map((d) => [d.account.id, created[next++]]),
         ),
     );
-    await this.pushCreated(created.filter((n) => n.created));
+    const fresh = created.filter((n) => n.created);
+    this.metrics?.countDelivery('in_app', 'sent', fresh.length);
+    await this.pushCreated(fresh);
 
     const held: Parameters<RecipientsRepository['holdEmails']>[0] = [];
     const records: Parameters<RecipientsRepository['recordDeliveries']>[0] = [];

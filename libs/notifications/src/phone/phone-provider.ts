@@ -1,6 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, type PhoneProviderConfig } from '@platform/core';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import {
+  APP_CONFIG,
+  type AppConfig,
+  MetricsService,
+  type PhoneProviderConfig,
+} from '@platform/core';
 
 /** The delivery reason recorded when PHONE_* is unset. */
 export const PHONE_PROVIDER_NOT_CONFIGURED = 'phone_provider_not_configured';
@@ -66,7 +71,10 @@ export function sayTwiml(text: string): string {
 export class PhoneProvider {
   private readonly settings: PhoneProviderConfig | null;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {
     this.settings = config.phone;
   }
 
@@ -75,17 +83,31 @@ export class PhoneProvider {
   }
 
   sendSms(to: string, body: string): Promise<PhoneReceipt> {
-    return this.post('Messages.json', { To: to, Body: body });
+    return this.counted('sms', this.post('Messages.json', { To: to, Body: body }));
   }
 
   /** Calls `to` and reads `text` aloud. */
   call(to: string, text: string): Promise<PhoneReceipt> {
-    return this.post('Calls.json', { To: to, Twiml: sayTwiml(text) });
+    return this.counted('phone', this.post('Calls.json', { To: to, Twiml: sayTwiml(text) }));
   }
 
   /** Calls `to` and runs the given TwiML (e.g. a `<Gather>` whose answer comes back to us). */
   callWithTwiml(to: string, twiml: string): Promise<PhoneReceipt> {
-    return this.post('Calls.json', { To: to, Twiml: twiml });
+    return this.counted('phone', this.post('Calls.json', { To: to, Twiml: twiml }));
+  }
+
+  private async counted(
+    channel: 'sms' | 'phone',
+    request: Promise<PhoneReceipt>,
+  ): Promise<PhoneReceipt> {
+    try {
+      const receipt = await request;
+      this.metrics?.countDelivery(channel, 'sent');
+      return receipt;
+    } catch (error) {
+      this.metrics?.countDelivery(channel, 'failed');
+      throw error;
+    }
   }
 
   private async post(resource: string, fields: Record<string, string>): Promise<PhoneReceipt> {
