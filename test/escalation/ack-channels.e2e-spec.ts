@@ -33,6 +33,21 @@ describe('acknowledgement by signed link, phone and SMS', () => {
       "UPDATE account SET name = 'Olivia Oncall', phone_number = $2, phone_verified_at = now() WHERE id = $1",
       [admin.accountId, ADMIN_NUMBER],
     );
+    // A contact answers only while it is on a roster of the project with the number paged.
+    const roster = await t
+      .request()
+      .post(`/projects/${projectId}/on_call_rosters`)
+      .set(bearer(admin.jwt))
+      .send({ name: 'NOC' })
+      .expect(201);
+    await t
+      .request()
+      .post(
+        `/projects/${projectId}/on_call_rosters/${roster.body.data.id}/on_call_roster_phone_contacts`,
+      )
+      .set(bearer(admin.jwt))
+      .send({ label: 'NOC desk', phone_number: CONTACT_NUMBER })
+      .expect(201);
   });
 
   afterAll(async () => {

@@ -367,8 +367,12 @@ describe('the OpenAPI document of the escalation API', () => {
         'invalid_signed_token',
         'signed_link_expired',
       ]);
-      expect(errorCodes(method, link, '403')).toEqual(['alerts_capability_not_enabled']);
+      expect(errorCodes(method, link, '403')).toEqual([
+        'alerts_capability_not_enabled',
+        'forbidden',
+      ]);
       expect(errorCodes(method, link, '404')).toEqual(['not_found']);
+      expect(errorCodes(method, link, '410')).toEqual(['link_superseded']);
     }
     expect(errorCodes('post', '/alerts/phone_ack/{token}', '401')).toEqual([
       'invalid_signed_token',

@@ -5,6 +5,8 @@ export enum EscalationErrorCode {
   ValidationFailed = 'validation_failed',
   InvalidSignedToken = 'invalid_signed_token',
   SignedLinkExpired = 'signed_link_expired',
+  LinkSuperseded = 'link_superseded',
+  Forbidden = 'forbidden',
   InvalidWebhookSignature = 'invalid_webhook_signature',
   InvalidDays = 'invalid_days',
   PresetsAlreadyConfigured = 'presets_already_configured',
@@ -15,6 +17,8 @@ export const EscalationException = defineException<EscalationErrorCode>('escalat
   [EscalationErrorCode.ValidationFailed]: 422,
   [EscalationErrorCode.InvalidSignedToken]: 401,
   [EscalationErrorCode.SignedLinkExpired]: 401,
+  [EscalationErrorCode.LinkSuperseded]: 410,
+  [EscalationErrorCode.Forbidden]: 403,
   [EscalationErrorCode.InvalidWebhookSignature]: 403,
   [EscalationErrorCode.InvalidDays]: 422,
   [EscalationErrorCode.PresetsAlreadyConfigured]: 422,
@@ -22,6 +26,13 @@ export const EscalationException = defineException<EscalationErrorCode>('escalat
 
 export const escalationNotFound = (what = 'Resource') =>
   new EscalationException(EscalationErrorCode.NotFound, `${what} not found`);
+
+/** 410: the page answered belongs to an escalation that is no longer the alert's current one. */
+export const linkSuperseded = () =>
+  new EscalationException(
+    EscalationErrorCode.LinkSuperseded,
+    'This link belongs to an earlier or ended escalation of the alert and acknowledges nothing',
+  );
 
 /** A 422 `validation_failed` naming fields, shaped like the global validation pipe's. */
 export function escalationValidation(fields: Array<{ field: string; messages: string[] }>) {

@@ -1,11 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CapabilitiesService, capabilityNotEnabled, isEnabled } from '@platform/capabilities';
 import { APP_CONFIG, type AppConfig, AppException, Clock } from '@platform/core';
-import { escalationNotFound } from '../escalation-exception.js';
+import { allows, effectivePermissions } from '@platform/identity';
+import {
+  EscalationErrorCode,
+  EscalationException,
+  escalationNotFound,
+  linkSuperseded,
+} from '../escalation-exception.js';
 import {
   type AnsweredPage,
   AckChannelsRepository,
+  type LinkedAccount,
   type LinkedAlert,
+  type MembershipRights,
 } from './ack-channels.repository.js';
 import { AcknowledgementsService } from './acknowledgements.service.js';
 import type { Acknowledger } from './acknowledgements.repository.js';
@@ -20,6 +28,17 @@ export interface SignedLinkView {
   alert_severity: string;
 }
 
+/** Why an answer that arrived too late to count acknowledges nothing. */
+const ANSWER_TOO_LATE = new Set<string>([
+  EscalationErrorCode.NotFound,
+  EscalationErrorCode.LinkSuperseded,
+]);
+
+/** Whether a membership may acknowledge alerts: `alerts:update`, as POST .../ack asks. */
+function mayAcknowledge({ role, permissions }: MembershipRights): boolean {
+  return role !== null && allows(effectivePermissions(role, permissions ?? {}), 'alerts', 'update');
+}
+
 /** How a phone or SMS answer ended, for the TwiML reply. */
 export type AnswerOutcome = 'acknowledged' | 'declined' | 'unknown';
 
@@ -28,6 +47,22 @@ export type AnswerOutcome = 'acknowledged' | 'declined' | 'unknown';
  * 1 and an SMS reply carrying the page's code. Every one goes through
  * AcknowledgementsService, attributed to the account the page went to (or the phone
  * contact's label), and is refused while the alert's project lacks the alerts capability.
+ *
+ * An answer stands for whom the page went to, as things are when it arrives, and only for
+ * the escalation that sent it:
+ * - the account must still be a member of the project's organization whose permissions
+ *   include `alerts:update`, as an in-app acknowledgement needs (a platform admin without a
+ *   membership is no exception: the link was sent to a member); a phone or SMS answer must
+ *   come from the number that is still the recipient's (the account's verified number, or a
+ *   phone contact's on a roster of the project);
+ * - the page's escalation instance must be the alert's current one (CURRENT_INSTANCE): the
+ *   alert fires, in the episode that opened the instance, and the instance did not end with
+ *   a resolution. A link of an earlier firing, or of an alert that resolved since, is 410
+ *   `link_superseded` on GET and POST, even when it acknowledged that firing; within the
+ *   firing a repeat is idempotent, and an instance already acknowledged (by anyone) or
+ *   exhausted still takes the acknowledgement.
+ * A link refused so is 403 `forbidden` or 410 and records nothing; a call or SMS reply is
+ * told the page can no longer be acknowledged.
  */
 @Injectable()
 export class AckChannelsService {
@@ -51,13 +86,15 @@ export class AckChannelsService {
   }
 
   async acknowledgeLink(token: string): Promise<{ acked: true; alert_id: string }> {
-    const { claims, alert, accountName } = await this.resolveLink(token);
+    const { claims, alert, account } = await this.resolveLink(token);
     await this.acknowledgements.acknowledge({
       projectId: null,
       alertId: alert.id,
-      by: { kind: 'account', id: claims.u, name: accountName },
+      by: { kind: 'account', id: claims.u, name: account.name },
       channel: 'email',
-      instanceId: alert.instance_exists ? claims.i : null,
+      instanceId: claims.i,
+      // Checked again under the alert's lock: the alert may have resolved or fired again since.
+      onlyCurrentInstance: true,
     });
     return { acked: true, alert_id: alert.id };
   }
@@ -90,9 +127,14 @@ export class AckChannelsService {
     return page ? this.acknowledgePage(page, 'sms') : 'unknown';
   }
 
+  /**
+   * The link's claims, alert and account, once it may be used: 401 (forged, expired), 404
+   * (alert or account gone), 403 (no alerts capability; `forbidden`: no longer a member who may
+   * acknowledge), 410 `link_superseded` (not the alert's current escalation), in that order.
+   */
   private async resolveLink(
     token: string,
-  ): Promise<{ claims: AckLinkClaims; alert: LinkedAlert; accountName: string }> {
+  ): Promise<{ claims: AckLinkClaims; alert: LinkedAlert; account: LinkedAccount }> {
     const claims = verifyToken(
       this.config.secretKey,
       'ack_link',
@@ -100,14 +142,20 @@ export class AckChannelsService {
       this.clock.now(),
       this.config.signedLinkTtlSeconds,
     );
-    const [alert, accountName] = await Promise.all([
+    const [alert, account] = await Promise.all([
       this.repository.linkedAlert(claims.a, claims.i),
-      this.repository.accountName(claims.u),
+      this.repository.linkedAccount(claims.u, claims.a),
     ]);
     if (!alert) throw escalationNotFound('Alert');
-    if (accountName === null) throw escalationNotFound('Account');
+    if (!account) throw escalationNotFound('Account');
     await this.requireAlerts(alert.project_id);
-    return { claims, alert, accountName };
+    if (!mayAcknowledge(account))
+      throw new EscalationException(
+        EscalationErrorCode.Forbidden,
+        "The link's account is no longer a member who may acknowledge alerts of this project",
+      );
+    if (!alert.instance_current) throw linkSuperseded();
+    return { claims, alert, account };
   }
 
   private async acknowledgePage(
@@ -122,6 +170,7 @@ export class AckChannelsService {
           : null;
     if (!by) return 'unknown';
     await this.requireAlerts(page.project_id);
+    if (!page.number_current || (by.kind === 'account' && !mayAcknowledge(page))) return 'unknown';
     try {
       await this.acknowledgements.acknowledge({
         projectId: page.project_id,
@@ -130,10 +179,12 @@ export class AckChannelsService {
         channel: 'phone',
         ...(via === 'sms' ? { ledgerChannel: 'sms' as const } : {}),
         instanceId: page.instance_id,
+        onlyCurrentInstance: true,
       });
     } catch (error) {
-      // The alert was deleted while the caller was answering: tell them, not the provider.
-      if (error instanceof AppException && error.code === 'not_found') return 'unknown';
+      // The alert was deleted, resolved or fired again while the caller was answering: tell
+      // them, not the provider.
+      if (error instanceof AppException && ANSWER_TOO_LATE.has(error.code)) return 'unknown';
       throw error;
     }
     return 'acknowledged';

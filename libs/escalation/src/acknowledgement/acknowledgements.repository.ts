@@ -22,6 +22,20 @@ export interface AcknowledgementRecord {
   at: Date;
 }
 
+/**
+ * SQL: whether escalation instance `i` of alert `a` is the one an answer to its page may still
+ * acknowledge: the alert fires, the instance did not end with a resolution, and it belongs to
+ * the alert's current firing episode, that of its latest fired/refired event as dispatch names
+ * episodes (a refire wins a tie). With no such event left (pruned after 90 days of firing) no
+ * later episode began either, so the instance is current.
+ */
+export const CURRENT_INSTANCE = (a: string, i: string) => `(
+  ${a}.status = 'firing' AND ${i}.state <> 'resolved' AND coalesce((
+    SELECT e.id IS NOT DISTINCT FROM ${i}.fired_event_id FROM alert_event e
+     WHERE e.alert_id = ${a}.id AND e.kind IN ('fired', 'refired')
+     ORDER BY e.created_at DESC, (e.kind = 'refired') DESC, e.id DESC
+     LIMIT 1), true))`;
+
 /** An instance halted by an acknowledgement, with its pending re-escalation (if any). */
 export interface HaltedInstance {
   id: string;
@@ -52,6 +66,20 @@ export class AcknowledgementsRepository {
       [alertId, projectId],
     );
     return rows[0] ?? null;
+  }
+
+  /** Whether `instanceId` is the current escalation of the alert (see CURRENT_INSTANCE). */
+  async isCurrentInstance(
+    manager: EntityManager,
+    alertId: string,
+    instanceId: string | null,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM escalation_instance i JOIN alert a ON a.id = i.alert_id
+        WHERE i.id = $2 AND a.id = $1 AND ${CURRENT_INSTANCE('a', 'i')}`,
+      [alertId, instanceId],
+    );
+    return rows.length > 0;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type AlertView, AlertsRepository } from '@platform/alerting';
 import { Clock } from '@platform/core';
-import { escalationNotFound } from '../escalation-exception.js';
+import { escalationNotFound, linkSuperseded } from '../escalation-exception.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
 import {
   type AcknowledgementRecord,
@@ -12,6 +12,12 @@ import {
 export type AcknowledgeRequest = Omit<AcknowledgementRecord, 'projectId' | 'at'> & {
   /** null: the alert's own project (a signed link or a phone answer names no project). */
   projectId: string | null;
+  /**
+   * An answer to a page (signed link, call, SMS reply): it counts only while `instanceId` is
+   * the alert's current escalation (CURRENT_INSTANCE), checked under the alert's lock, else
+   * 410 `link_superseded` and nothing is recorded.
+   */
+  onlyCurrentInstance?: boolean;
 };
 
 /**
@@ -20,6 +26,9 @@ export type AcknowledgeRequest = Omit<AcknowledgementRecord, 'projectId' | 'at'>
  * (in the same transaction as the acknowledgement) and schedules each one's re-escalation
  * when its chain has `re_escalation_after`. It is idempotent per acknowledger and channel
  * within one firing; the alert's status is never changed.
+ *
+ * An answer to a page acknowledges only while the page's escalation is the alert's current one:
+ * a page of an earlier firing must not take the incident that followed it.
  *
  * Un-acknowledging hard-deletes every acknowledgement of the alert. It neither resumes a
  * halted escalation nor cancels a re-escalation already scheduled.
@@ -35,12 +44,24 @@ export class AcknowledgementsService {
     private readonly jobs: EscalationJobs,
   ) {}
 
-  /** Answers the updated alert; 404 when the alert is not there (or not in `projectId`). */
-  async acknowledge(request: AcknowledgeRequest): Promise<AlertView> {
+  /**
+   * Answers the updated alert; 404 when the alert is not there (or not in `projectId`), 410
+   * `link_superseded` when `onlyCurrentInstance` and the instance is no longer current.
+   */
+  async acknowledge({ onlyCurrentInstance, ...request }: AcknowledgeRequest): Promise<AlertView> {
     const at = this.clock.now();
     const { view, halted } = await this.repository.transaction(async (manager) => {
       const alert = await this.repository.lockAlert(manager, request.alertId, request.projectId);
       if (!alert) throw escalationNotFound('Alert');
+      if (
+        onlyCurrentInstance &&
+        !(await this.repository.isCurrentInstance(
+          manager,
+          request.alertId,
+          request.instanceId ?? null,
+        ))
+      )
+        throw linkSuperseded();
       await this.repository.record(manager, { ...request, projectId: alert.project_id, at });
       const halted = await this.repository.halt(manager, request.alertId, at);
       const view = await this.alerts.findView(alert.project_id, request.alertId, manager);

@@ -37,7 +37,7 @@ const WEBHOOK_ERRORS: readonly ErrorDoc[] = [
 ];
 
 const SIGNATURE_DOC =
-  'Public: a webhook of the Twilio-compatible phone provider, form-encoded, checked with X-Twilio-Signature, answered with TwiML outside the success envelope (errors keep the JSON error envelope). An acknowledgement here is attributed to whom the page went, {id, name} of the account or {label} of an external phone contact (never the number), halts every active escalation of the alert and is idempotent per acknowledger within one firing.';
+  "Public: a webhook of the Twilio-compatible phone provider, form-encoded, checked with X-Twilio-Signature, answered with TwiML outside the success envelope (errors keep the JSON error envelope). An acknowledgement here is attributed to whom the page went, {id, name} of the account or {label} of an external phone contact (never the number), halts every active escalation of the alert and is idempotent per acknowledger within one firing. It counts only while the page's escalation is the alert's current one (the alert fires, in the firing that opened it) and whom the page went to still may: an account still a member of the project's organization with alerts update, answering from its verified number; a contact still on a roster of the project with that number. Otherwise nothing is acknowledged and the answer says so.";
 
 /** A TwiML answer, always 200 whatever was answered. */
 const ApiTwiml = (description: string, example: string) =>
@@ -62,6 +62,13 @@ const ApiTwiml = (description: string, example: string) =>
  * or `{label}` of an external phone contact (never the number). It counts on channel `phone`
  * (an SMS reply is recorded as `sms` in the escalation ledger and timeline), halts every
  * active escalation of the alert and is idempotent per acknowledger within one firing.
+ *
+ * As with the e-mail link, an answer counts only for the page's escalation while it is the
+ * alert's current one, and only while whom the page went to may still answer: an account
+ * that is a member of the project's organization with `alerts:update`, from its verified
+ * number; a contact still on a roster of the project with that number. Otherwise the caller
+ * is told the page can no longer be acknowledged (still 200: the provider asked nothing
+ * wrong).
  */
 @ApiTags('alerts', 'escalation')
 @Controller('alerts')
@@ -78,8 +85,8 @@ export class PhoneAckController {
    * is accepted in the other's place; valid SIGNED_LINK_TTL_SECONDS): 401
    * `invalid_signed_token` or `signed_link_expired` otherwise. `Digits=1` acknowledges and
    * says "Acknowledged. Escalation stopped."; any other input says the alert was not
-   * acknowledged; a page whose alert or recipient is gone says it can no longer be
-   * acknowledged.
+   * acknowledged; a page whose alert or recipient is gone, or that may no longer be answered
+   * (see above), says it can no longer be acknowledged.
    */
   @Post('phone_ack/:token')
   @HttpCode(200)
@@ -87,7 +94,7 @@ export class PhoneAckController {
   @Header('Content-Type', TWIML)
   @ApiOperation({
     summary: 'Answer of a phone page (Twilio <Gather action>)',
-    description: `Digits=1 acknowledges on channel phone and says "${CALL_REPLIES.acknowledged}"; any other input says the alert was not acknowledged and the escalation continues; a page whose alert or recipient is gone says it can no longer be acknowledged. The token is checked first, whatever was pressed. ${SIGNATURE_DOC}`,
+    description: `Digits=1 acknowledges on channel phone and says "${CALL_REPLIES.acknowledged}"; any other input says the alert was not acknowledged and the escalation continues; a page whose alert or recipient is gone, or that may no longer be answered, says it can no longer be acknowledged. The token is checked first, whatever was pressed. ${SIGNATURE_DOC}`,
   })
   @ApiParam({
     name: 'token',
@@ -120,9 +127,10 @@ export class PhoneAckController {
 
   /**
    * The inbound-message webhook of the provider's number. A `Body` that is (once trimmed)
-   * the reply code of the latest SMS page sent to `From` whose escalation is still active or
-   * whose alert is still firing acknowledges that page's alert and replies "Acknowledged.";
-   * anything else replies that the code is unknown and changes nothing (still 200).
+   * the reply code of the latest SMS page sent to `From` whose escalation is still the
+   * alert's current one acknowledges that page's alert and replies "Acknowledged.";
+   * anything else (a code of an earlier firing included) replies that the code is unknown and
+   * changes nothing (still 200).
    */
   @Post('sms_reply')
   @HttpCode(200)
@@ -130,7 +138,7 @@ export class PhoneAckController {
   @Header('Content-Type', TWIML)
   @ApiOperation({
     summary: 'SMS reply to an SMS page (inbound-message webhook)',
-    description: `Set as the inbound-message webhook of the provider's number. A Body that is (once trimmed) the reply code of the latest SMS page sent to From whose escalation is still active or whose alert still fires acknowledges that page's alert on channel phone (recorded as sms in the escalation ledger and timeline) and replies "${SMS_REPLIES.acknowledged}"; anything else replies that the code is unknown and changes nothing. ${SIGNATURE_DOC}`,
+    description: `Set as the inbound-message webhook of the provider's number. A Body that is (once trimmed) the reply code of the latest SMS page sent to From whose escalation is still the alert's current one acknowledges that page's alert on channel phone (recorded as sms in the escalation ledger and timeline) and replies "${SMS_REPLIES.acknowledged}"; anything else replies that the code is unknown and changes nothing. ${SIGNATURE_DOC}`,
   })
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiProduces('text/xml')
