@@ -14,6 +14,7 @@ import { InsightsRollups1764000000011 } from './1764000000011-insights-rollups.j
 import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-page-indexes.js';
 import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
 import { AlertSearchReplaced1764000000014 } from './1764000000014-alert-search-replaced.js';
+import { AlertDispatchResolution1764000000015 } from './1764000000015-alert-dispatch-resolution.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -37,4 +38,5 @@ export const MIGRATIONS: MigrationClass[] = [
   EscalationPageIndexes1764000000012,
   EscalationStepPosition1764000000013,
   AlertSearchReplaced1764000000014,
+  AlertDispatchResolution1764000000015,
 ];
