@@ -53,7 +53,8 @@ interface Notification {
  * after the in-app notifications and endpoint deliveries are handed over, so a failure rolls
  * the claim back and the job's retry sends again (a page is never lost; a crash at the wrong
  * moment can repeat one). A job that finds the episode or its resolution already claimed does
- * nothing.
+ * nothing, so the dispatch sweep (AlertDispatchSweeper) may enqueue what it finds unclaimed
+ * while the ingest's own job still runs.
  */
 @Injectable()
 export class AlertDispatchProcessor {
