@@ -421,6 +421,10 @@ describe('alert dispatch outbox', () => {
       expect(warnings).toContainEqual(
         `gave up 1 alert event(s) still not dispatched 24 h after they happened: fired ${fired.id} of alert ${alertId} (project ${p.id})`,
       );
+      // The mark, left at that event, is a day old too: the scan starts a day back instead.
+      expect(warnings).toContainEqual(
+        `the dispatch sweep's mark is older than 24 h (${fired.created_at.toISOString()}): events before ${new Date(t.clock.nowMs() - SWEEP_GIVE_UP_MS).toISOString()} are not checked`,
+      );
     } finally {
       warn.mockRestore();
       await queue.resume();

@@ -47,6 +47,7 @@ const JOB_ALERTS = 1_000;
 @Injectable()
 export class AlertDispatchSweeper extends RecoverySweeper {
   private readonly log = new Logger('alert-dispatch-sweeper');
+  private warnedStaleMark = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -85,10 +86,13 @@ export class AlertDispatchSweeper extends RecoverySweeper {
     };
     const stored = await this.repository.mark();
     let mark = stored && stored.at >= floor.at ? stored : floor;
-    if (stored && mark === floor)
+    // Once per process: on a quiet system the mark stays behind until an event comes.
+    if (stored && mark === floor && !this.warnedStaleMark) {
+      this.warnedStaleMark = true;
       this.log.warn(
-        `not swept since ${stored.at.toISOString()}: events before ${floor.at.toISOString()} are given up unchecked`,
+        `the dispatch sweep's mark is older than ${SWEEP_GIVE_UP_MS / 3_600_000} h (${stored.at.toISOString()}): events before ${floor.at.toISOString()} are not checked`,
       );
+    }
     for (let page = 0; page < SWEEP_PAGES; page += 1) {
       const { scanned, last } = await this.repository.scan(mark, upTo, PAGE, now);
       if (!last || scanned < PAGE) return;
