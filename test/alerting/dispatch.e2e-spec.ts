@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { EndpointFanout } from '@platform/alerting';
 import { NotifyService } from '@platform/notifications';
 import { JobName, JobQueue } from '@platform/queue';
 import { DataSource } from 'typeorm';
 import { AlertDispatchProcessor } from '../../libs/alerting/src/dispatch/alert-dispatch.processor.js';
-import { EndpointFanout } from '../../libs/alerting/src/endpoints/endpoint-fanout.service.js';
 import {
   EscalationOpener,
   type EscalationOpening,
@@ -375,6 +375,72 @@ describe('alert dispatch', () => {
       }
       expect((await eventsOf(alert)).map((e) => e.kind)).toEqual(['notified']);
       expect((await notifiedAlertIds(viewer)).filter((id) => id === alert)).toHaveLength(1);
+    });
+
+    it('fans a resolution out once per episode however often the job runs, and again after a failed fan-out', async () => {
+      const project = await alertsProject(t, owner, 'resolutions');
+      const hook = await insertEndpoint(project);
+      await createRoute(project, {
+        priority: 1,
+        in_app_target_type: 'none',
+        notification_endpoint_ids: [hook],
+      });
+      const alert = await insertAlert(project, {});
+      // Resolved before any dispatch claimed its firing: it notified nobody.
+      const unclaimed = await insertAlert(project, {});
+      await dispatch(project, [alert]);
+      t.clock.advance({ minutes: 1 });
+      await resolveAlert(project, alert);
+      await resolveAlert(project, unclaimed);
+      const resolvedAt = async () =>
+        (
+          await db.query<Array<{ resolved_at: Date | null }>>(
+            'SELECT resolved_at FROM alert_dispatch WHERE alert_id = $1',
+            [alert],
+          )
+        ).map((row) => row.resolved_at);
+      const cancelledBefore = escalations.resolvedAlerts.filter((id) => id === alert).length;
+
+      const fanOut = jest
+        .spyOn(EndpointFanout.prototype, 'fanOut')
+        .mockRejectedValueOnce(new Error('database unavailable'));
+      try {
+        await expect(dispatch(project, [], [alert, unclaimed])).rejects.toThrow(
+          'database unavailable',
+        );
+      } finally {
+        fanOut.mockRestore();
+      }
+      expect(await resolvedAt()).toEqual([null]);
+      expect(await deliveriesOf(alert)).toEqual([{ endpoint_id: hook, event: 'alert_firing' }]);
+
+      await Promise.all([
+        dispatch(project, [], [alert, unclaimed]),
+        dispatch(project, [], [alert, unclaimed]),
+      ]);
+      await dispatch(project, [], [alert]);
+      expect(await resolvedAt()).toEqual([t.clock.now()]);
+      expect(await deliveriesOf(alert)).toEqual([
+        { endpoint_id: hook, event: 'alert_firing' },
+        { endpoint_id: hook, event: 'alert_resolved' },
+      ]);
+      expect(await deliveriesOf(unclaimed)).toEqual([]);
+      // Cancelling escalations is idempotent and not claimed: every job asks for it.
+      expect(escalations.resolvedAlerts.filter((id) => id === alert)).toHaveLength(
+        cancelledBefore + 4,
+      );
+
+      // The next episode's resolution is a claim of its own.
+      t.clock.advance({ minutes: 1 });
+      await refireAlert(project, alert);
+      await dispatch(project, [alert]);
+      t.clock.advance({ minutes: 1 });
+      await resolveAlert(project, alert);
+      await dispatch(project, [], [alert]);
+      await dispatch(project, [], [alert]);
+      const deliveries = await deliveriesOf(alert);
+      expect(deliveries.filter((d) => d.event === 'alert_resolved')).toHaveLength(2);
+      expect(deliveries.filter((d) => d.event === 'alert_firing')).toHaveLength(2);
     });
   });
 

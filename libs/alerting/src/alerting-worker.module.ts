@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { NotificationsModule } from '@platform/notifications';
+import { AlertDispatchSweepRepository } from './dispatch/alert-dispatch-sweep.repository.js';
+import { AlertDispatchSweeper } from './dispatch/alert-dispatch-sweeper.js';
 import { AlertDispatchProcessor } from './dispatch/alert-dispatch.processor.js';
 import { AlertDispatchRepository } from './dispatch/alert-dispatch.repository.js';
 import { NotificationEndpointsWorkerModule } from './endpoints/notification-endpoints-worker.module.js';
@@ -10,9 +12,9 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
 
 /**
  * Worker side of alerting: dispatch of ingested changes (routing, suppression, in-app
- * notification, endpoint fan-out), webhook deliveries, pruning, the auto-resolution of test
- * alerts. Dispatch needs `EscalationOpener` and `RosterOnCall` from a global module (the
- * escalation worker module binds both).
+ * notification, endpoint fan-out) and the sweep that dispatches what Redis lost, webhook
+ * deliveries, pruning, the auto-resolution of test alerts. Dispatch needs `EscalationOpener`
+ * and `RosterOnCall` from a global module (the escalation worker module binds both).
  */
 @Module({
   imports: [
@@ -24,6 +26,8 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
   providers: [
     AlertDispatchProcessor,
     AlertDispatchRepository,
+    AlertDispatchSweeper,
+    AlertDispatchSweepRepository,
     AlertRoutesRepository,
     AlertEventsRepository,
   ],

@@ -23,6 +23,7 @@ import { JOB_CATALOG, JOB_QUEUES } from './jobs.js';
 import { QueueName } from './queue-name.js';
 import {
   connectionProblem,
+  hasFailed,
   QUEUE_REDIS,
   queueRedisProvider,
   REDIS,
@@ -98,7 +99,11 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.dependencies.setProbe('redis', async () => {
-      if (this.redis.status !== 'ready') throw new Error(connectionProblem(this.redis));
+      // Before its first connection attempt is over the client queues the PING (answered or
+      // timed out within REDIS_COMMAND_TIMEOUT_MS); after a failed one it answers at once.
+      if (this.redis.status !== 'ready' && hasFailed(this.redis)) {
+        throw new Error(connectionProblem(this.redis));
+      }
       await this.redis.ping();
     });
     this.health.register('redis', () => this.dependencies.check('redis'));

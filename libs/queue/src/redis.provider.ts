@@ -17,6 +17,11 @@ export function connectionProblem(redis: Redis): string {
   return lastErrors.get(redis) ?? 'no connection';
 }
 
+/** Whether `redis` has had a connection error (so it no longer queues commands). */
+export function hasFailed(redis: Redis): boolean {
+  return lastErrors.has(redis);
+}
+
 /** Reconnection delay after the n-th failed attempt: 100 ms growing to 2 s, forever. */
 export function redisRetryDelay(attempt: number): number {
   return Math.min(attempt * 100, 2000);

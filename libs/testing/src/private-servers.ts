@@ -4,6 +4,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { closedLocalPort } from './ports.js';
 
 const run = promisify(execFile);
@@ -26,13 +27,18 @@ async function listening(port: number, timeoutMs = 15_000): Promise<void> {
   }
 }
 
+const REDIS_PASSWORD = 'private-redis-password';
+
 /**
  * A `redis-server` of a test's own on a free port, never the shared one: the test stops and
  * starts it to make an outage (the port then refuses connections), always on the same port.
  * It keeps nothing on disk, so a restart starts empty, as a flushed or failed-over Redis does.
+ * ACL users (`addUser`) let a test break one client's writes (`refuseWrites`: NOPERM at once,
+ * as a Redis that cannot take them) while other clients go on.
  */
 export class PrivateRedis {
   private child: ChildProcess | null = null;
+  private adminClient: Redis | null = null;
 
   private constructor(readonly port: number) {}
 
@@ -47,8 +53,11 @@ export class PrivateRedis {
     return new PrivateRedis(await closedLocalPort());
   }
 
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+  /** The URL of this server for `user` (made with `addUser`), or for the default user. */
+  url(user?: string): string {
+    return user
+      ? `redis://${user}:${REDIS_PASSWORD}@127.0.0.1:${this.port}`
+      : `redis://127.0.0.1:${this.port}`;
   }
 
   get running(): boolean {
@@ -67,6 +76,8 @@ export class PrivateRedis {
 
   /** Ends the server at once, as a crash would. */
   async stop(): Promise<void> {
+    this.adminClient?.disconnect();
+    this.adminClient = null;
     const child = this.child;
     if (!child) return;
     this.child = null;
@@ -74,6 +85,43 @@ export class PrivateRedis {
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     });
+  }
+
+  /** A user allowed every command, key and channel. */
+  async addUser(user: string): Promise<void> {
+    await this.admin().call(
+      'ACL',
+      'SETUSER',
+      user,
+      'on',
+      `>${REDIS_PASSWORD}`,
+      '~*',
+      '&*',
+      '+@all',
+    );
+  }
+
+  /** `user` may read every key but write only keys matching `writable` (none by default). */
+  async refuseWrites(user: string, writable: string[] = []): Promise<void> {
+    await this.admin().call(
+      'ACL',
+      'SETUSER',
+      user,
+      'resetkeys',
+      '%R~*',
+      ...writable.map((pattern) => `~${pattern}`),
+    );
+  }
+
+  /** `user` may write every key again. */
+  async allowWrites(user: string): Promise<void> {
+    await this.admin().call('ACL', 'SETUSER', user, 'resetkeys', '~*');
+  }
+
+  private admin(): Redis {
+    this.adminClient ??= new Redis({ port: this.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+    this.adminClient.on('error', () => undefined);
+    return this.adminClient;
   }
 }
 

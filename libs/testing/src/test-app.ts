@@ -41,7 +41,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The configuration a test app runs with: defaults, plus its own database and Redis prefix. */
+/**
+ * The configuration a test app runs with: defaults, plus its own database and Redis prefix.
+ *
+ * The alert dispatch sweep is off (`alertDispatchSweepIntervalMs: 0`) unless a test sets an
+ * interval: tests write timeline events straight into `alert_event` without dispatch claims,
+ * which the sweep would take for lost dispatches and notify. A test of the sweep turns it on
+ * or calls `AlertDispatchSweeper.sweep()` itself.
+ */
 export function testConfig(database: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
   return {
     ...loadConfig({
@@ -51,6 +58,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<AppConfig>
     }),
     databaseUrl: database.url,
     redisPrefix: uniqueRedisPrefix(),
+    alertDispatchSweepIntervalMs: 0,
     ...overrides,
   };
 }

@@ -4,6 +4,8 @@ import pg from 'pg';
 
 /** Serializes template creation across jest workers; an arbitrary constant. */
 const TEMPLATE_LOCK = 7_262_026;
+/** Templates of other migration sets kept on the server, newest first, with this one. */
+const KEPT_TEMPLATES = 6;
 
 export interface TestDatabase {
   name: string;
@@ -59,8 +61,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         [template],
       );
       if (ready.rowCount === 0) {
+        // Older templates are dropped, but the newest few stay: checkouts of other migration
+        // sets testing on the same server keep theirs instead of rebuilding them in turn.
         const stale = await admin.query<{ datname: string }>(
-          "SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_tpl\\_%'",
+          `SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_tpl\\_%'
+            ORDER BY oid DESC OFFSET $1`,
+          [KEPT_TEMPLATES - 1],
         );
         for (const { datname } of stale.rows) {
           await admin.query(`ALTER DATABASE ${quoteIdentifier(datname)} IS_TEMPLATE false`);

@@ -60,6 +60,7 @@ export class WorkerProcess {
         MAIL_FROM: config.mailFrom,
         DIGEST_FLUSH_INTERVAL_SECONDS: String(config.digestFlushIntervalSeconds),
         ESCALATION_SWEEP_INTERVAL_MS: String(config.escalationSweepIntervalMs),
+        ALERT_DISPATCH_SWEEP_INTERVAL_MS: String(config.alertDispatchSweepIntervalMs),
         LOG_LEVEL: 'info',
         ...options.env,
       },

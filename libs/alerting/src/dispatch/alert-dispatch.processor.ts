@@ -44,16 +44,18 @@ interface Notification {
  * takes; an alert no route takes records nothing else. Within one job, alerts are taken in
  * the order given, so under a cooldown the first one notifies and the rest are suppressed.
  *
- * Resolved alerts: their escalations are cancelled; `alert_resolved` goes to the endpoints
- * attached to the route that notified the current firing episode; a firing that notified
- * nobody resolves silently.
+ * Resolved alerts: their escalations are cancelled; the resolution of the current firing
+ * episode is claimed once (`alert_dispatch.resolved_at`) and `alert_resolved` goes to the
+ * endpoints attached to the route that notified it; a firing that notified nobody, or that no
+ * dispatch claimed, resolves silently.
  *
- * Delivery is at least once per firing episode: the claim commits only after the in-app
- * notifications and endpoint deliveries are handed over, so a failure rolls the claim back
- * and the job's retry sends again (a page is never lost; a crash at the wrong moment can
- * repeat its e-mail and endpoint deliveries). The in-app notification is keyed by the
- * episode's fired event, so a retry keeps the one written. A job that finds the episode
- * already claimed does nothing.
+ * Delivery is at least once per firing episode and per resolution: each claim commits only
+ * after the in-app notifications and endpoint deliveries are handed over, so a failure rolls
+ * the claim back and the job's retry sends again (a page is never lost; a crash at the wrong
+ * moment can repeat its e-mail and endpoint deliveries). The in-app notification is keyed by the
+ * episode's fired event, so a retry keeps the one written. A job that finds the episode or its
+ * resolution already claimed does nothing, so the dispatch sweep (AlertDispatchSweeper) may
+ * enqueue what it finds unclaimed while the ingest's own job still runs.
  */
 @Injectable()
 export class AlertDispatchProcessor {
@@ -210,9 +212,21 @@ export class AlertDispatchProcessor {
   }
 
   private async resolve(projectId: string, alertIds: readonly string[]): Promise<void> {
+    // Idempotent, so not claimed: a repeated job cancels nothing twice.
     await this.escalations.resolved(projectId, alertIds);
-    const deliveries = await this.repository.resolvedDeliveries(projectId, alertIds);
-    await this.fanout.fanOut(projectId, 'alert_resolved', deliveries);
+    const now = this.clock.now();
+    await this.handOvers(() =>
+      this.repository.transaction(async (manager) => {
+        const deliveries = await this.repository.claimResolutions(
+          manager,
+          projectId,
+          alertIds,
+          now,
+        );
+        // Inside the claim's transaction: if the fan-out fails, the claim is not committed.
+        await this.fanout.fanOut(projectId, 'alert_resolved', deliveries);
+      }),
+    );
   }
 
   private alertFiring(

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Severity } from '../severity.js';
 
 /** The dispatch claim key's stand-in for an alert written without a fired event. */
-const NO_EVENT = '00000000-0000-0000-0000-000000000000';
+export const NO_EVENT = '00000000-0000-0000-0000-000000000000';
 
 export interface ClaimedAlert {
   id: string;
@@ -17,7 +17,7 @@ export interface ClaimedAlert {
 export type DispatchOutcome = 'notified' | 'suppressed' | 'silenced' | 'unrouted';
 
 /** The latest fired/refired event of alert `a` (a refire wins a tie with a first firing). */
-const LATEST_FIRE = `
+export const LATEST_FIRE = `
   LEFT JOIN LATERAL (
     SELECT e.id, e.created_at FROM alert_event e
      WHERE e.alert_id = a.id AND e.kind IN ('fired', 'refired')
@@ -138,25 +138,35 @@ export class AlertDispatchRepository {
   }
 
   /**
-   * Resolved alerts among `ids` whose current firing episode notified, with the endpoints
-   * attached to the route that notified it. A firing that was silenced, suppressed or matched
-   * no route notified nobody, so its resolution does not either.
+   * Claims the resolution of each resolved alert among `ids` whose current firing episode a
+   * dispatch claimed and whose resolution nobody claimed yet, and answers, for those whose
+   * firing notified, the endpoints attached to the route that notified it. A firing that was
+   * silenced, suppressed or matched no route notified nobody, so its resolution does not
+   * either; a firing never claimed (resolved before its dispatch ran) has nothing to resolve.
+   * A concurrent claim of the same resolution waits for the first transaction and then gets
+   * nothing.
    */
-  async resolvedDeliveries(
+  async claimResolutions(
+    manager: EntityManager,
     projectId: string,
     ids: readonly string[],
+    at: Date,
   ): Promise<Array<{ alertId: string; endpointIds: string[] }>> {
-    const rows: Array<{ alert_id: string; endpoint_ids: string[] }> = await this.dataSource.query(
-      `SELECT a.id AS alert_id, array_agg(re.endpoint_id::text ORDER BY re.endpoint_id) AS endpoint_ids
-         FROM alert a ${LATEST_FIRE}
-         JOIN alert_dispatch d
-           ON d.alert_id = a.id
-          AND COALESCE(d.fired_event_id, '${NO_EVENT}'::uuid) = COALESCE(f.id, '${NO_EVENT}'::uuid)
-          AND d.outcome = 'notified'
-         JOIN alert_route_endpoint re ON re.route_id = d.route_id
-        WHERE a.project_id = $1 AND a.id = ANY ($2::uuid[]) AND a.status = 'resolved'
-        GROUP BY a.id`,
-      [projectId, ids],
+    const rows: Array<{ alert_id: string; endpoint_ids: string[] }> = await manager.query(
+      `WITH claimed AS (
+         UPDATE alert_dispatch d SET resolved_at = $3
+           FROM alert a ${LATEST_FIRE}
+          WHERE a.project_id = $1 AND a.id = ANY ($2::uuid[]) AND a.status = 'resolved'
+            AND d.alert_id = a.id
+            AND COALESCE(d.fired_event_id, '${NO_EVENT}'::uuid) = COALESCE(f.id, '${NO_EVENT}'::uuid)
+            AND d.resolved_at IS NULL
+         RETURNING d.alert_id, d.route_id, d.outcome
+       )
+       SELECT c.alert_id, array_agg(re.endpoint_id::text ORDER BY re.endpoint_id) AS endpoint_ids
+         FROM claimed c JOIN alert_route_endpoint re ON re.route_id = c.route_id
+        WHERE c.outcome = 'notified'
+        GROUP BY c.alert_id`,
+      [projectId, ids, at],
     );
     return rows.map((r) => ({ alertId: r.alert_id, endpointIds: r.endpoint_ids }));
   }

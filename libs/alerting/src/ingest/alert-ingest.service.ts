@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { JobName, JobQueue } from '@platform/queue';
-import type { JobsOptions } from 'bullmq';
 import type { EntityManager } from 'typeorm';
 import { AlertingErrorCode, AlertingException } from '../alerting-exception.js';
+import { DISPATCH_JOB_OPTIONS } from '../dispatch/dispatch-jobs.js';
 import { AlertIngestRepository, type IngestChanges } from './alert-ingest.repository.js';
 import {
   type IngestAlertError,
@@ -12,12 +12,6 @@ import {
   payloadAlerts,
   payloadStatus,
 } from './alertmanager-payload.js';
-
-/** Dispatch notifies people: retried with backoff when the worker fails mid-way. */
-export const DISPATCH_JOB_OPTIONS: Readonly<JobsOptions> = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
-};
 
 export interface IngestResult {
   processed: number;
@@ -40,10 +34,15 @@ export interface IngestResult {
  *   `0001-01-01T00:00:00Z` is stored as null, and so is any `endsAt` of a firing alert;
  * - the whole payload is one set-based statement (see the repository), then one
  *   `alerts.dispatch` job carries the alerts that began firing and those that resolved
- *   (none when nothing changed). Routing and notification happen in the worker.
+ *   (none when nothing changed). Routing and notification happen in the worker. Once the
+ *   statement committed the alerts are accepted: when the job cannot be enqueued (Redis
+ *   down), the answer is still 200 and the worker's dispatch sweep enqueues it from the
+ *   timeline (see AlertDispatchSweeper).
  */
 @Injectable()
 export class AlertIngestService {
+  private readonly logger = new Logger('alert-ingest');
+
   constructor(
     private readonly clock: Clock,
     private readonly repository: AlertIngestRepository,
@@ -103,14 +102,22 @@ export class AlertIngestService {
 
   /**
    * One `alerts.dispatch` job for the alerts that began firing and those that resolved (none
-   * when nothing changed): routing and notification happen in the worker.
+   * when nothing changed): routing and notification happen in the worker. Called after the
+   * changes committed, so it never fails: an enqueue that fails, whatever the error, is
+   * logged, and the dispatch sweep finds the changes in the timeline and enqueues them.
    */
   async dispatch(projectId: string, { fired, resolved }: IngestChanges): Promise<void> {
     if (fired.length === 0 && resolved.length === 0) return;
-    await this.jobs.enqueue(
-      JobName.AlertDispatch,
-      { projectId, fired, resolved },
-      DISPATCH_JOB_OPTIONS,
-    );
+    try {
+      await this.jobs.enqueue(
+        JobName.AlertDispatch,
+        { projectId, fired, resolved },
+        DISPATCH_JOB_OPTIONS,
+      );
+    } catch (error) {
+      this.logger.warn(
+        `dispatch of ${fired.length} firing and ${resolved.length} resolved alert(s) in project ${projectId} not enqueued, left to the dispatch sweep: ${(error as Error).message}`,
+      );
+    }
   }
 }

@@ -14,7 +14,8 @@ export type TestAlertResolveResult = TestAlertOutcome | 'not_due' | 'settled';
  * due). When due, in one transaction holding the test alert and its alert: if the alert still
  * fires in the episode the test started, it is resolved through ingest, as a resolved re-post
  * of its fingerprint would be (resolved event, then after the commit the dispatch that cancels
- * escalations and fans `alert_resolved` out); if it was resolved sooner, or resolved and fired
+ * escalations and fans `alert_resolved` out, or, if Redis refuses it, the dispatch sweep's
+ * job); if it was resolved sooner, or resolved and fired
  * again since, nothing changes. Either way the test alert is settled, so a repeated job finds
  * nothing to do.
  */

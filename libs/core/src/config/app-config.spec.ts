@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       signedLinkTtlSeconds: 86400,
       digestFlushIntervalSeconds: 900,
       escalationSweepIntervalMs: 5000,
+      alertDispatchSweepIntervalMs: 5000,
       alertSearchMemoryMb: 256,
     });
   });
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       SIGNED_LINK_TTL_SECONDS: '3600',
       DIGEST_FLUSH_INTERVAL_SECONDS: '300',
       ESCALATION_SWEEP_INTERVAL_MS: '1000',
+      ALERT_DISPATCH_SWEEP_INTERVAL_MS: '0',
       ALERT_SEARCH_MEMORY_MB: '0',
     });
     expect(config).toMatchObject({
@@ -81,6 +83,7 @@ describe('loadConfig', () => {
       signedLinkTtlSeconds: 3600,
       digestFlushIntervalSeconds: 300,
       escalationSweepIntervalMs: 1000,
+      alertDispatchSweepIntervalMs: 0,
       alertSearchMemoryMb: 0,
     });
   });
@@ -154,6 +157,14 @@ describe('loadConfig', () => {
     [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM must be an e-mail address'],
     [{ DIGEST_FLUSH_INTERVAL_SECONDS: '-5' }, 'DIGEST_FLUSH_INTERVAL_SECONDS must be an integer'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of'],
+    [
+      { ALERT_DISPATCH_SWEEP_INTERVAL_MS: '10' },
+      'ALERT_DISPATCH_SWEEP_INTERVAL_MS must be 0 (off) or from 50 to 60000 (got "10")',
+    ],
+    [
+      { ALERT_DISPATCH_SWEEP_INTERVAL_MS: '-1' },
+      'ALERT_DISPATCH_SWEEP_INTERVAL_MS must be an integer from 0 to 60000 (got "-1")',
+    ],
     [{ NODE_ENV: 'production' }, 'SECRET_KEY is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', SECRET_KEY: 'short' }, 'SECRET_KEY must be at least 32 characters'],
     [

@@ -66,6 +66,11 @@ export interface AppConfig {
   digestFlushIntervalSeconds: number;
   /** How often the worker's escalation sweeper looks for due work Redis may have lost. */
   escalationSweepIntervalMs: number;
+  /**
+   * How often the worker sweeps the alert timeline for first-firing and resolution
+   * notifications whose dispatch Redis lost (0: never).
+   */
+  alertDispatchSweepIntervalMs: number;
   /** Memory the API may hold for search texts of searched projects, in MiB (0: none). */
   alertSearchMemoryMb: number;
   operator: OperatorSettings;
@@ -225,6 +230,18 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     read.problems.push(`REDIS_PREFIX must be 1-64 characters of letters, digits, _ . : -`);
   }
 
+  const alertDispatchSweepIntervalMs = read.integer(
+    'ALERT_DISPATCH_SWEEP_INTERVAL_MS',
+    5000,
+    0,
+    60000,
+  );
+  if (alertDispatchSweepIntervalMs > 0 && alertDispatchSweepIntervalMs < 50) {
+    read.problems.push(
+      `ALERT_DISPATCH_SWEEP_INTERVAL_MS must be 0 (off) or from 50 to 60000 (got "${alertDispatchSweepIntervalMs}")`,
+    );
+  }
+
   const config: AppConfig = {
     nodeEnv,
     port: read.integer('PORT', 3000, 1, 65535),
@@ -249,6 +266,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
     escalationSweepIntervalMs: read.integer('ESCALATION_SWEEP_INTERVAL_MS', 5000, 50, 60000),
+    alertDispatchSweepIntervalMs,
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),

@@ -15,6 +15,8 @@ import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-p
 import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
 import { AlertSearchReplaced1764000000014 } from './1764000000014-alert-search-replaced.js';
 import { NotificationIdempotencyKey1764000000015 } from './1764000000015-notification-idempotency-key.js';
+import { AlertDispatchResolution1764000000016 } from './1764000000016-alert-dispatch-resolution.js';
+import { AlertDispatchOutbox1764000000017 } from './1764000000017-alert-dispatch-outbox.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -39,4 +41,6 @@ export const MIGRATIONS: MigrationClass[] = [
   EscalationStepPosition1764000000013,
   AlertSearchReplaced1764000000014,
   NotificationIdempotencyKey1764000000015,
+  AlertDispatchResolution1764000000016,
+  AlertDispatchOutbox1764000000017,
 ];
