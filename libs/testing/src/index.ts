@@ -10,3 +10,4 @@ export * from './test-database.js';
 export * from './test-redis.js';
 export * from './arrivals.js';
 export * from './worker-process.js';
+export * from './tls-certificate.js';

@@ -41,13 +41,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The configuration a test app runs with: defaults, plus its own database and Redis prefix. */
+/**
+ * The configuration a test app runs with: defaults, plus its own database and Redis prefix.
+ * Outbound calls may reach private networks, since every test receiver listens on 127.0.0.1;
+ * the tests of the address rules turn that off.
+ */
 export function testConfig(database: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
   return {
     ...loadConfig({
       NODE_ENV: 'test',
       REDIS_URL: process.env.REDIS_URL,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     }),
     databaseUrl: database.url,
     redisPrefix: uniqueRedisPrefix(),

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       digestFlushIntervalSeconds: 900,
       escalationSweepIntervalMs: 5000,
       alertSearchMemoryMb: 256,
+      outboundAllowPrivateNetworks: false,
     });
   });
 
@@ -62,6 +63,7 @@ describe('loadConfig', () => {
       DIGEST_FLUSH_INTERVAL_SECONDS: '300',
       ESCALATION_SWEEP_INTERVAL_MS: '1000',
       ALERT_SEARCH_MEMORY_MB: '0',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -82,6 +84,7 @@ describe('loadConfig', () => {
       digestFlushIntervalSeconds: 300,
       escalationSweepIntervalMs: 1000,
       alertSearchMemoryMb: 0,
+      outboundAllowPrivateNetworks: true,
     });
   });
 
@@ -154,6 +157,10 @@ describe('loadConfig', () => {
     [{ MAIL_FROM: 'nobody' }, 'MAIL_FROM must be an e-mail address'],
     [{ DIGEST_FLUSH_INTERVAL_SECONDS: '-5' }, 'DIGEST_FLUSH_INTERVAL_SECONDS must be an integer'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of'],
+    [
+      { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'yes' },
+      'OUTBOUND_ALLOW_PRIVATE_NETWORKS must be true or false (got "yes")',
+    ],
     [{ NODE_ENV: 'production' }, 'SECRET_KEY is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', SECRET_KEY: 'short' }, 'SECRET_KEY must be at least 32 characters'],
     [

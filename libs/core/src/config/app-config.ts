@@ -68,6 +68,11 @@ export interface AppConfig {
   escalationSweepIntervalMs: number;
   /** Memory the API may hold for search texts of searched projects, in MiB (0: none). */
   alertSearchMemoryMb: number;
+  /**
+   * OUTBOUND_ALLOW_PRIVATE_NETWORKS: calls to URLs that users supply may reach loopback,
+   * private, link-local and other non-public addresses (tests and closed networks only).
+   */
+  outboundAllowPrivateNetworks: boolean;
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
@@ -250,6 +255,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
     escalationSweepIntervalMs: read.integer('ESCALATION_SWEEP_INTERVAL_MS', 5000, 50, 60000),
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
+    outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')
