@@ -167,7 +167,12 @@ export class OutboundHttp {
           ca: this.options.ca,
           signal,
         },
-        (response) => void readLimited(response, limit).then(resolve, reject),
+        (response) =>
+          void readLimited(response, limit).then((answer) => {
+            // The connection serves this request only: close it even if the peer keeps it open.
+            outgoing.destroy();
+            resolve(answer);
+          }),
       );
       outgoing.on('error', reject);
       outgoing.end(request.body);
