@@ -52,6 +52,7 @@ export class WorkerProcess {
         MAIL_FROM: config.mailFrom,
         DIGEST_FLUSH_INTERVAL_SECONDS: String(config.digestFlushIntervalSeconds),
         ESCALATION_SWEEP_INTERVAL_MS: String(config.escalationSweepIntervalMs),
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: String(config.outboundAllowPrivateNetworks),
         LOG_LEVEL: 'info',
         ...options.env,
       },
