@@ -23,6 +23,8 @@ export interface ReceivedWebhook {
 interface Answer {
   status: number;
   location?: string;
+  /** Default "ok" below 300, else "answer <status>". */
+  body?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export class WebhookReceiver {
         'content-type': 'text/plain',
         ...(answer.location ? { location: answer.location } : {}),
       });
-      res.end(answer.status < 300 ? 'ok' : `answer ${answer.status}`);
+      res.end(answer.body ?? (answer.status < 300 ? 'ok' : `answer ${answer.status}`));
     });
   }
 

@@ -73,6 +73,8 @@ export async function startBackupOperator(server: FakeKubeApiServer): Promise<Ba
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     LEADER_ELECTION: 'false',
     RESYNC_PERIOD_SECONDS: String(RESYNC_PERIOD_SECONDS),
+    // The webhook receivers listen on 127.0.0.1.
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
   });
   const logger = JsonLogger.create('backup-operator', config.logLevel);
   const moduleRef = await Test.createTestingModule({

@@ -8,6 +8,7 @@ export enum AlertingErrorCode {
   StaticTokenCrossProject = 'static_token_cross_project',
   RouteDoesNothing = 'route_does_nothing',
   Throttled = 'throttled',
+  UrlNotAllowed = 'url_not_allowed',
 }
 
 export const AlertingException = defineException<AlertingErrorCode>('alerting', {
@@ -18,6 +19,7 @@ export const AlertingException = defineException<AlertingErrorCode>('alerting', 
   [AlertingErrorCode.StaticTokenCrossProject]: 403,
   [AlertingErrorCode.RouteDoesNothing]: 422,
   [AlertingErrorCode.Throttled]: 429,
+  [AlertingErrorCode.UrlNotAllowed]: 422,
 });
 
 export const alertingNotFound = (what = 'Resource') =>
@@ -33,4 +35,11 @@ export function alertingValidation(fields: Array<{ field: string; messages: stri
       details: { fields },
     },
   );
+}
+
+/** A 422 `url_not_allowed`: the URL points where outbound calls may not go. */
+export function urlNotAllowed(field: string, reason: string) {
+  return new AlertingException(AlertingErrorCode.UrlNotAllowed, reason, {
+    details: { fields: [{ field, messages: [reason] }] },
+  });
 }

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, type Provider } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule } from '@platform/kube';
+import { OutboundModule } from '@platform/outbound';
 import { VolumeBackupMetrics } from './volume-backup/backup-metrics.js';
 import { BackupWebhookNotifier } from './volume-backup/backup-webhooks.js';
 import { RemoteClusterClients } from './volume-backup/target-cluster.js';
@@ -22,6 +23,7 @@ export class BackupOperatorModule {
         OperatorRuntimeModule.forRoot({
           name: 'backup-operator',
           reconcilers: [VolumeBackupReconciler, VolumeRestoreReconciler],
+          imports: [OutboundModule],
           providers: [
             RemoteClusterClients,
             BackupWebhookNotifier,

@@ -11,3 +11,4 @@ export * from './test-redis.js';
 export * from './arrivals.js';
 export * from './worker-process.js';
 export * from './private-servers.js';
+export * from './tls-certificate.js';

@@ -48,6 +48,9 @@ export interface TestApp {
  * interval: tests write timeline events straight into `alert_event` without dispatch claims,
  * which the sweep would take for lost dispatches and notify. A test of the sweep turns it on
  * or calls `AlertDispatchSweeper.sweep()` itself.
+ *
+ * Outbound calls may reach private networks, since every test receiver listens on 127.0.0.1;
+ * the tests of the address rules turn that off.
  */
 export function testConfig(database: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
   return {
@@ -55,6 +58,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<AppConfig>
       NODE_ENV: 'test',
       REDIS_URL: process.env.REDIS_URL,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     }),
     databaseUrl: database.url,
     redisPrefix: uniqueRedisPrefix(),

@@ -61,6 +61,7 @@ export class WorkerProcess {
         DIGEST_FLUSH_INTERVAL_SECONDS: String(config.digestFlushIntervalSeconds),
         ESCALATION_SWEEP_INTERVAL_MS: String(config.escalationSweepIntervalMs),
         ALERT_DISPATCH_SWEEP_INTERVAL_MS: String(config.alertDispatchSweepIntervalMs),
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: String(config.outboundAllowPrivateNetworks),
         LOG_LEVEL: 'info',
         ...options.env,
       },

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OutboundModule } from '@platform/outbound';
 import { AlertsPruneProcessor } from './alerts-prune.processor.js';
 import { EndpointFanout } from './endpoint-fanout.service.js';
 import { EndpointsRepository } from './endpoints.repository.js';
@@ -12,6 +13,7 @@ import { webhookDeliveryPolicyProvider } from './webhook-policy.js';
  * prune. Also exports the fan-out, so worker-side dispatch can start deliveries.
  */
 @Module({
+  imports: [OutboundModule],
   providers: [
     webhookDeliveryPolicyProvider,
     EndpointsRepository,

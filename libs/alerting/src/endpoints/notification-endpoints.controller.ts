@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@ne
 import { ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
 import { IdParam, ListResult } from '@platform/core';
-import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import { Authenticated, CurrentPrincipal, type Principal, principalMay } from '@platform/identity';
 import { CreateEndpointBody, UpdateEndpointBody } from './notification-endpoints.dto.js';
 import { NotificationEndpointsService } from './notification-endpoints.service.js';
 
@@ -32,8 +32,13 @@ const RESOURCE = 'notification_endpoints';
  * - the signing secret (`whsec_<base64>`) appears only in the create and rotate_secret
  *   answers; after a rotation the previous secret keeps signing alongside the new one for
  *   24 hours, so receivers can switch over without rejecting deliveries;
+ * - the URL must point at a public address (422 `url_not_allowed` otherwise, see
+ *   OutboundHttp), checked again at every delivery;
  * - `GET .../{id}/deliveries` pages like the alert list (limit default 25, clamped 1..200,
- *   offset floored at 0), newest first, each delivery with every attempt;
+ *   offset floored at 0), newest first, each delivery with every attempt; a failed attempt
+ *   keeps the first 1024 characters of the answer in `response_body`, shown only to callers
+ *   who may edit the endpoint (alerts:update, and notification_endpoints:write on a token),
+ *   null for others and for successful attempts;
  * - `POST .../{id}/test` sends a signed `endpoint.test` ping (also to a disabled endpoint)
  *   and answers 202 with the pending delivery;
  * - the custom actions rotate_secret and test need manage on a token and the alerts delete
@@ -100,13 +105,10 @@ export class NotificationEndpointsController {
     @Query('limit') limit?: string,
     @Query('offset') offset?: string,
   ) {
-    const paging = deliveriesPaging(limit, offset);
-    const page = await this.endpoints.deliveryPage(
-      principal.projectId!,
-      id,
-      paging.limit,
-      paging.offset,
-    );
+    const page = await this.endpoints.deliveryPage(principal.projectId!, id, {
+      ...deliveriesPaging(limit, offset),
+      showResponses: principalMay(principal, 'alerts:update', RESOURCE),
+    });
     return new ListResult(page.items, page.total);
   }
 

@@ -11,12 +11,16 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
+import { outboundUrlProblem } from '@platform/outbound';
 import { ENDPOINT_EVENTS, type EndpointEvent } from './endpoints.repository.js';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_NAME_LENGTH = 200;
 
-/** Why `value` is not a usable endpoint URL, or null when it is. */
+/**
+ * Why `value` is not a usable endpoint URL, or null when it is: the form only. Where it
+ * points is checked by the outbound client (422 `url_not_allowed`).
+ */
 export function webhookUrlProblem(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0) return 'url must be a non-empty string';
   if (value.length > MAX_URL_LENGTH) {
@@ -29,14 +33,7 @@ export function webhookUrlProblem(value: unknown): string | null {
   } catch {
     return 'url must be an absolute http or https URL';
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return 'url must use the http or https scheme';
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
-    return 'url must not contain credentials; authenticate receivers by the signature';
-  }
-  if (parsed.hostname === '') return 'url must name a host';
-  return null;
+  return outboundUrlProblem(parsed);
 }
 
 const IsWebhookUrl = (): PropertyDecorator =>
@@ -60,7 +57,8 @@ export class CreateEndpointBody {
 
   @ApiProperty({
     example: 'https://hooks.example.com/alerts',
-    description: 'http or https, without credentials; every POST carries a signature instead',
+    description:
+      'http or https, without credentials (every POST carries a signature instead); must reach a public address, else 422 url_not_allowed',
   })
   @IsWebhookUrl()
   url!: string;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@platform/capabilities';
+import { OutboundModule } from '@platform/outbound';
 import { EndpointFanout } from './endpoint-fanout.service.js';
 import { EndpointsRepository } from './endpoints.repository.js';
 import { NotificationEndpointsController } from './notification-endpoints.controller.js';
@@ -12,7 +13,7 @@ import { webhookDeliveryPolicyProvider } from './webhook-policy.js';
  * `EndpointsRepository.findInProject` and `EndpointFanout.fanOut`.
  */
 @Module({
-  imports: [CapabilitiesModule],
+  imports: [CapabilitiesModule, OutboundModule],
   controllers: [NotificationEndpointsController],
   providers: [
     webhookDeliveryPolicyProvider,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { alertingNotFound } from '../alerting-exception.js';
+import { OutboundHttp } from '@platform/outbound';
+import { alertingNotFound, urlNotAllowed } from '../alerting-exception.js';
 import { EndpointFanout } from './endpoint-fanout.service.js';
 import {
   ENDPOINT_EVENTS,
@@ -34,7 +35,11 @@ export function endpointView(row: EndpointRow) {
   };
 }
 
-export function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
+/**
+ * A delivery with its attempts. `showResponses` false blanks the receivers' answers
+ * (`response_body` null): an excerpt is for those who may edit the endpoint.
+ */
+export function deliveryView(row: DeliveryRow, attempts: AttemptRow[], showResponses = true) {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,
@@ -50,7 +55,7 @@ export function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
       attempt: a.attempt,
       started_at: a.started_at,
       response_status: a.response_status,
-      response_body: a.response_body,
+      response_body: showResponses ? a.response_body : null,
       error: a.error,
       duration_ms: a.duration_ms,
     })),
@@ -64,6 +69,7 @@ export class NotificationEndpointsService {
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly fanout: EndpointFanout,
+    private readonly outbound: OutboundHttp,
     @Inject(WEBHOOK_DELIVERY_POLICY) private readonly policy: WebhookDeliveryPolicy,
   ) {}
 
@@ -80,6 +86,7 @@ export class NotificationEndpointsService {
     projectId: string,
     input: { name: string; url: string; enabled?: boolean; events?: EndpointEvent[] },
   ) {
+    await this.checkUrl(input.url);
     const secret = generateWebhookSecret();
     const row = await this.endpoints.create({
       projectId,
@@ -99,6 +106,7 @@ export class NotificationEndpointsService {
     ) as EndpointChanges;
     if (Object.keys(given).length === 0) return this.show(projectId, id);
     if (given.events) given.events = normalizeEvents(given.events);
+    if (given.url !== undefined) await this.checkUrl(given.url);
     const row = await this.endpoints.update(projectId, id, given, this.clock.now());
     if (!row) throw alertingNotFound('Notification endpoint');
     return endpointView(row);
@@ -124,11 +132,15 @@ export class NotificationEndpointsService {
     return { ...endpointView(row), secret };
   }
 
-  async deliveryPage(projectId: string, id: string, limit: number, offset: number) {
+  async deliveryPage(
+    projectId: string,
+    id: string,
+    paging: { limit: number; offset: number; showResponses: boolean },
+  ) {
     await this.found(projectId, id);
-    const page = await this.deliveries.page(id, limit, offset);
+    const page = await this.deliveries.page(id, paging.limit, paging.offset);
     return {
-      items: page.items.map((d) => deliveryView(d, d.attempt_list)),
+      items: page.items.map((d) => deliveryView(d, d.attempt_list, paging.showResponses)),
       total: page.total,
     };
   }
@@ -138,6 +150,15 @@ export class NotificationEndpointsService {
     if (!delivery) throw alertingNotFound('Notification endpoint');
     await this.fanout.enqueue([delivery.id]);
     return deliveryView(delivery, []);
+  }
+
+  /**
+   * 422 `url_not_allowed` for a URL the outbound client would refuse now (loopback, private,
+   * metadata addresses...). Deliveries check again at send time, as DNS answers change.
+   */
+  private async checkUrl(url: string): Promise<void> {
+    const refusal = await this.outbound.refusal(url);
+    if (refusal) throw urlNotAllowed('url', refusal);
   }
 
   private async found(projectId: string, id: string): Promise<EndpointRow> {

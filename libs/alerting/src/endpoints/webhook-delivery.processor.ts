@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, MetricsService } from '@platform/core';
+import { OutboundHttp } from '@platform/outbound';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -22,10 +23,13 @@ export class WebhookAttemptFailed extends Error {
 
 /**
  * Sends one delivery: signs the stored payload as Standard Webhooks prescribes (`webhook-id`
- * is the delivery id on every attempt), POSTs it, and records the attempt. A 2xx completes
- * the delivery; anything else is retried through the job's exponential backoff until the
- * last attempt, which marks it failed. A delivery of an alert event whose endpoint has been
- * disabled since is not sent (a test ping still is); one whose endpoint was deleted is gone.
+ * is the delivery id on every attempt), POSTs it through the outbound client, and records
+ * the attempt. A 2xx completes the delivery; anything else is retried through the job's
+ * exponential backoff until the last attempt, which marks it failed. A URL the outbound
+ * client refuses (its host resolves to a private address now, say) fails the delivery at
+ * once, without a request: it is the endpoint's address, not the receiver, that must change.
+ * A delivery of an alert event whose endpoint has been disabled since is not sent (a test
+ * ping still is); one whose endpoint was deleted is gone.
  */
 @Injectable()
 export class WebhookDeliveryProcessor {
@@ -34,6 +38,7 @@ export class WebhookDeliveryProcessor {
   constructor(
     private readonly clock: Clock,
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly outbound: OutboundHttp,
     @Inject(WEBHOOK_DELIVERY_POLICY) private readonly policy: WebhookDeliveryPolicy,
     private readonly metrics: MetricsService,
   ) {}
@@ -67,7 +72,7 @@ export class WebhookDeliveryProcessor {
     }
     // Top-level keys in the Standard Webhooks order; the stored jsonb does not keep order.
     const { type, timestamp, data: eventData } = target.payload;
-    const result = await sendSignedWebhook({
+    const result = await sendSignedWebhook(this.outbound, {
       url: target.url,
       messageId: target.id,
       body: JSON.stringify({ type, timestamp, data: eventData }),
@@ -80,7 +85,7 @@ export class WebhookDeliveryProcessor {
     this.metrics.countDelivery('webhook', result.ok ? 'sent' : 'failed');
     const failedBefore = job.attemptsMade;
     const last = failedBefore + 1 >= (job.opts.attempts ?? 1);
-    const status = result.ok ? 'succeeded' : last ? 'failed' : 'pending';
+    const status = result.ok ? 'succeeded' : last || result.refused ? 'failed' : 'pending';
     const attempt = await this.deliveries.recordAttempt({
       deliveryId: target.id,
       startedAt,

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
+import { OutboundHttp, OutboundTimeoutError, UrlNotAllowedError } from '@platform/outbound';
 import { Webhook } from 'standardwebhooks';
 
-/** The most of a receiver's answer kept for the attempt log. */
+/** The most of a failed attempt's answer kept for the attempt log. */
 export const RESPONSE_EXCERPT_CHARS = 1024;
 
 export interface SignedRequest {
@@ -18,6 +19,8 @@ export interface SignedRequest {
 
 export interface SendResult {
   ok: boolean;
+  /** The URL was not allowed (see OutboundHttp): no request was made. */
+  refused: boolean;
   status: number | null;
   responseBody: string | null;
   error: string | null;
@@ -41,18 +44,23 @@ export function signatureHeaders(request: {
 }
 
 /**
- * One signed JSON POST. Any 2xx is success; redirects are not followed (a 3xx is a failed
- * attempt, so a delivery never lands somewhere the endpoint's owner did not name). Never
- * throws: network errors and timeouts come back as a failed result.
+ * One signed JSON POST through the outbound client. Any 2xx is success; redirects are not
+ * followed (a 3xx is a failed attempt, so a delivery never lands somewhere the endpoint's
+ * owner did not name). Only a failure keeps an excerpt of the answer: what a receiver says
+ * on success is its own business. Never throws: a refused URL, network errors and timeouts
+ * come back as a failed result; `refused` marks that nothing was sent.
  */
-export async function sendSignedWebhook(request: SignedRequest): Promise<SendResult> {
+export async function sendSignedWebhook(
+  outbound: OutboundHttp,
+  request: SignedRequest,
+): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
   try {
-    const response = await fetch(request.url, {
+    const response = await outbound.request({
       method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(request.timeoutMs),
+      url: request.url,
+      timeoutMs: request.timeoutMs,
       headers: {
         'content-type': 'application/json',
         'user-agent': request.userAgent,
@@ -60,62 +68,45 @@ export async function sendSignedWebhook(request: SignedRequest): Promise<SendRes
       },
       body: request.body,
     });
-    const responseBody = await excerpt(response);
     const ok = response.status >= 200 && response.status < 300;
     const redirect = response.status >= 300 && response.status < 400;
     return {
       ok,
+      refused: false,
       status: response.status,
-      responseBody,
+      responseBody: ok ? null : excerpt(response.body),
       error: ok
         ? null
         : redirect
-          ? `redirect to ${response.headers.get('location') ?? '(no location)'} not followed`
+          ? `redirect to ${response.headers.location ?? '(no location)'} not followed`
           : `receiver answered ${response.status}`,
       durationMs: elapsed(),
     };
   } catch (error) {
     return {
       ok: false,
+      refused: error instanceof UrlNotAllowedError,
       status: null,
       responseBody: null,
-      error: describeFailure(error, request.timeoutMs),
+      error: describeFailure(error),
       durationMs: elapsed(),
     };
   }
 }
 
-/** The first characters of the answer; the rest is not read, so a huge body costs nothing. */
-async function excerpt(response: Response): Promise<string | null> {
-  if (!response.body) return null;
-  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < RESPONSE_EXCERPT_CHARS) {
-      const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
-      if (chunk.done || !chunk.value) break;
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  } catch {
-    // A body cut off mid-way still tells the status; keep what arrived.
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  // PostgreSQL text cannot hold NUL characters.
-  const kept = text.slice(0, RESPONSE_EXCERPT_CHARS).split('\u0000').join('');
-  return kept.length > 0 ? kept : null;
+/** The first characters of the answer, for the attempt log. */
+function excerpt(body: Buffer): string | null {
+  // A character cut in half at the read limit decodes as U+FFFD; PostgreSQL text cannot
+  // hold NUL characters.
+  const text = body.toString('utf8').slice(0, RESPONSE_EXCERPT_CHARS).split('\u0000').join('');
+  return text.length > 0 ? text : null;
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
-  // Duck-typed: errors raised inside fetch may come from another realm than this module's Error.
-  const { name, message, cause } = (error ?? {}) as {
-    name?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
-  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  if (cause?.code) return cause.message ? `${cause.code}: ${cause.message}` : cause.code;
-  if (cause?.message) return cause.message;
-  return message ?? String(error);
+function describeFailure(error: unknown): string {
+  if (error instanceof UrlNotAllowedError || error instanceof OutboundTimeoutError) {
+    return error.message;
+  }
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code && message && !message.includes(code)) return `${code}: ${message}`;
+  return message ?? code ?? String(error);
 }

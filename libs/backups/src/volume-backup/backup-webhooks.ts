@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { OutboundHttp, UrlNotAllowedError } from '@platform/outbound';
 import type { BackupRun } from './backup-runs.js';
 
 /** What the success and failure webhooks receive, one POST per finished backup Job. */
@@ -48,8 +49,10 @@ const DEFAULT_POLICY: WebhookRetryPolicy = {
 
 /**
  * Delivers backup webhooks in the background, so a slow or failing receiver never holds up
- * reconciling: each POST is retried with capped exponential backoff on network errors and
- * non-2xx answers. Redirects are not followed. Deliveries still waiting at shutdown are dropped.
+ * reconciling: each POST goes through the outbound client (public addresses only unless
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS, no redirects, the answer left unread) and is retried with
+ * capped exponential backoff on network errors and non-2xx answers. A refused URL is logged
+ * and not retried. Deliveries still waiting at shutdown are dropped.
  */
 @Injectable()
 export class BackupWebhookNotifier implements OnApplicationShutdown {
@@ -58,7 +61,10 @@ export class BackupWebhookNotifier implements OnApplicationShutdown {
   private readonly pending = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
 
-  constructor(@Optional() @Inject(WEBHOOK_RETRY_POLICY) policy?: Partial<WebhookRetryPolicy>) {
+  constructor(
+    private readonly outbound: OutboundHttp,
+    @Optional() @Inject(WEBHOOK_RETRY_POLICY) policy?: Partial<WebhookRetryPolicy>,
+  ) {
     this.policy = { ...DEFAULT_POLICY, ...policy };
   }
 
@@ -84,6 +90,10 @@ export class BackupWebhookNotifier implements OnApplicationShutdown {
       if (this.stopping.signal.aborted) return;
       const failure = await this.post(url, body);
       if (failure === undefined) return;
+      if (failure instanceof UrlNotAllowedError) {
+        this.logger.error(`${subject} not sent: ${failure.message}`);
+        return;
+      }
       if (attempt === this.policy.attempts) {
         this.logger.error(`${subject} not delivered after ${attempt} attempts: ${failure}`);
         return;
@@ -94,28 +104,25 @@ export class BackupWebhookNotifier implements OnApplicationShutdown {
     }
   }
 
-  /** Undefined on a 2xx answer, otherwise what went wrong. */
-  private async post(url: string, body: string): Promise<string | undefined> {
+  /** Undefined on a 2xx answer, a refusal, or what else went wrong. */
+  private async post(url: string, body: string): Promise<UrlNotAllowedError | string | undefined> {
     try {
-      const response = await fetch(url, {
+      const response = await this.outbound.request({
         method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(this.policy.timeoutMs), this.stopping.signal]),
+        url,
+        timeoutMs: this.policy.timeoutMs,
+        signal: this.stopping.signal,
         headers: { 'content-type': 'application/json', 'user-agent': 'backup-operator' },
         body,
+        maxResponseBytes: 0,
       });
-      await response.body?.cancel().catch(() => undefined);
       return response.status >= 200 && response.status < 300
         ? undefined
         : `receiver answered ${response.status}`;
     } catch (error) {
-      const { name, message, cause } = (error ?? {}) as {
-        name?: string;
-        message?: string;
-        cause?: { code?: string };
-      };
-      if (name === 'TimeoutError') return `no answer within ${this.policy.timeoutMs} ms`;
-      return cause?.code ?? message ?? String(error);
+      if (error instanceof UrlNotAllowedError) return error;
+      const { code, message } = (error ?? {}) as { code?: string; message?: string };
+      return code ?? message ?? String(error);
     }
   }
 

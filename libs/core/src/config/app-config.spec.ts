@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       escalationSweepIntervalMs: 5000,
       alertDispatchSweepIntervalMs: 5000,
       alertSearchMemoryMb: 256,
+      outboundAllowPrivateNetworks: false,
     });
   });
 
@@ -64,6 +65,7 @@ describe('loadConfig', () => {
       ESCALATION_SWEEP_INTERVAL_MS: '1000',
       ALERT_DISPATCH_SWEEP_INTERVAL_MS: '0',
       ALERT_SEARCH_MEMORY_MB: '0',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
       escalationSweepIntervalMs: 1000,
       alertDispatchSweepIntervalMs: 0,
       alertSearchMemoryMb: 0,
+      outboundAllowPrivateNetworks: true,
     });
   });
 
@@ -164,6 +167,10 @@ describe('loadConfig', () => {
     [
       { ALERT_DISPATCH_SWEEP_INTERVAL_MS: '-1' },
       'ALERT_DISPATCH_SWEEP_INTERVAL_MS must be an integer from 0 to 60000 (got "-1")',
+    ],
+    [
+      { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'yes' },
+      'OUTBOUND_ALLOW_PRIVATE_NETWORKS must be true or false (got "yes")',
     ],
     [{ NODE_ENV: 'production' }, 'SECRET_KEY is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', SECRET_KEY: 'short' }, 'SECRET_KEY must be at least 32 characters'],

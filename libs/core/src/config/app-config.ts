@@ -73,6 +73,11 @@ export interface AppConfig {
   alertDispatchSweepIntervalMs: number;
   /** Memory the API may hold for search texts of searched projects, in MiB (0: none). */
   alertSearchMemoryMb: number;
+  /**
+   * OUTBOUND_ALLOW_PRIVATE_NETWORKS: calls to URLs that users supply may reach loopback,
+   * private, link-local and other non-public addresses (tests and closed networks only).
+   */
+  outboundAllowPrivateNetworks: boolean;
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
@@ -268,6 +273,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     escalationSweepIntervalMs: read.integer('ESCALATION_SWEEP_INTERVAL_MS', 5000, 50, 60000),
     alertDispatchSweepIntervalMs,
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
+    outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')

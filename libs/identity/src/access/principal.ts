@@ -1,7 +1,13 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { RequestWithContext } from '@platform/core';
 import type { Account, ApiToken, Membership } from '../entities.js';
-import type { PermissionSet } from './permissions.js';
+import {
+  allows,
+  type Category,
+  type Level,
+  type PermissionSet,
+  scopesAllow,
+} from './permissions.js';
 
 /** Who is calling, established by the AccessGuard for every authenticated route. */
 export interface Principal {
@@ -31,4 +37,18 @@ export const CurrentPrincipal = createParamDecorator(
 export function organizationOf(principal: Principal): string {
   if (!principal.organizationId) throw new Error('route is not organization-scoped');
   return principal.organizationId;
+}
+
+/**
+ * Whether the caller could pass a route guarded by `permission` (and, for a static token,
+ * `scopeResource` at that level): for answers that show more to those who may do more.
+ */
+export function principalMay(
+  principal: Principal,
+  permission: `${Category}:${Level}`,
+  scopeResource?: string,
+): boolean {
+  const [category, level] = permission.split(':') as [Category, Level];
+  if (!principal.permissions || !allows(principal.permissions, category, level)) return false;
+  return !principal.token || scopesAllow(principal.token.scopes, scopeResource ?? category, level);
 }
