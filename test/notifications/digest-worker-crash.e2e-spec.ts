@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JobName, JobQueue } from '@platform/queue';
-import { buildWorker, SmtpSink, type TestApp, WorkerProcess } from '@platform/testing';
+import {
+  buildDeployables,
+  DeployableProcess,
+  type DeployablesBuild,
+  SmtpSink,
+  type TestApp,
+} from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createApiTestApp } from '../support/api-app.js';
 import { bearer, createAccount, type TestAccount } from '../support/identity.js';
@@ -23,18 +29,18 @@ async function until<T>(probe: () => Promise<T>, what: string, timeoutMs: number
 describe('digest flush across a killed worker process', () => {
   let sink: SmtpSink;
   let t: TestApp;
-  let entry: string;
-  let worker: WorkerProcess | undefined;
+  let build: DeployablesBuild;
+  let worker: DeployableProcess | undefined;
   let reader: TestAccount;
 
   beforeAll(async () => {
-    entry = buildWorker();
+    build = buildDeployables();
     sink = await SmtpSink.start();
     // The API only; the worker runs as separate processes, on the real clock.
     t = await createApiTestApp({
       config: { smtpUrl: sink.url, digestFlushIntervalSeconds: 10 },
     });
-    worker = await WorkerProcess.start(entry, t.config);
+    worker = await DeployableProcess.start(build.entry('worker'), t.config);
     reader = await createAccount(t, sink, 'reader@crash.example');
     await t
       .request()
@@ -49,6 +55,7 @@ describe('digest flush across a killed worker process', () => {
     await worker?.kill();
     await t?.close();
     await sink?.close();
+    await build?.remove();
   });
 
   const digests = () =>
@@ -79,7 +86,7 @@ describe('digest flush across a killed worker process', () => {
     sink.releaseReplies();
     expect(await sentAt()).toBeNull();
 
-    worker = await WorkerProcess.start(entry, t.config);
+    worker = await DeployableProcess.start(build.entry('worker'), t.config);
     await t.get(JobQueue).enqueue(JobName.DigestSweep, {});
     await until(async () => digests().length > beforeRestart, 'the digest sent again', 75_000);
     await until(async () => (await sentAt()) !== null, 'the mark', 10_000);

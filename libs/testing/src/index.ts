@@ -9,4 +9,4 @@ export * from './test-app.js';
 export * from './test-database.js';
 export * from './test-redis.js';
 export * from './arrivals.js';
-export * from './worker-process.js';
+export * from './deployable-process.js';
