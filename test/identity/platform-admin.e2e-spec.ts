@@ -5,8 +5,9 @@ import {
   type PlatformAdminOutcome,
   PlatformAdminStartup,
 } from '@platform/identity';
-import type { SmtpSink, TestApp } from '@platform/testing';
+import { createTestApp, type SmtpSink, type TestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
+import { ApiModule } from '../../apps/api/api.module.js';
 import {
   createApiTestApp,
   createMailingApiTestApp,
@@ -60,8 +61,6 @@ describe('platform admin', () => {
   beforeAll(async () => {
     t = await createMailingApiTestApp({ config: { platformAdmin: admin } });
     sink = t.sink;
-    // Ensured in the background once the API started.
-    expect(await t.get(PlatformAdminStartup).ensured).toBe(true);
     customer = await createAccount(t, sink, 'customer@example.com');
   });
 
@@ -180,7 +179,11 @@ describe('platform admin at API start-up', () => {
     // Every attempt fails while the table is away, as it would while PostgreSQL is unreachable.
     await dataSource.query('ALTER TABLE account RENAME TO account_away');
     try {
-      replica = await createApiTestApp({ shareWith: first, config: { platformAdmin: admin } });
+      // createTestApp itself: createApiTestApp would wait for the admin.
+      replica = await createTestApp((config) => ApiModule.forRoot(config), {
+        shareWith: first,
+        config: { platformAdmin: admin },
+      });
       await replica.request().get('/health/live').expect(200);
       const notEnsured = () =>
         warn.mock.calls.filter(([message]) =>
