@@ -169,6 +169,7 @@ describe('platform admin at API start-up', () => {
   });
 
   afterAll(async () => {
+    jest.restoreAllMocks();
     await replica?.close();
     await first.close();
   });
@@ -176,6 +177,7 @@ describe('platform admin at API start-up', () => {
   it('does not hold start-up back when the database refuses it, and retries until it succeeds', async () => {
     const dataSource = first.get(DataSource);
     const warn = jest.spyOn(Logger.prototype, 'warn');
+    const log = jest.spyOn(Logger.prototype, 'log');
     // Every attempt fails while the table is away, as it would while PostgreSQL is unreachable.
     await dataSource.query('ALTER TABLE account RENAME TO account_away');
     try {
@@ -198,10 +200,15 @@ describe('platform admin at API start-up', () => {
     }
     expect(await replica.get(PlatformAdminStartup).ensured).toBe(true);
     await login(replica, admin.login, admin.password);
-    // However many attempts failed, the failure was logged once.
-    expect(
-      warn.mock.calls.filter(([message]) => String(message).includes(admin.login)),
-    ).toHaveLength(1);
-    warn.mockRestore();
+    // The failure was logged once, and so was the recovery.
+    const about = (calls: unknown[][]) =>
+      calls.map(([message]) => String(message)).filter((message) => message.includes(admin.login));
+    expect(about(warn.mock.calls)).toHaveLength(1);
+    expect(about(log.mock.calls)).toEqual([
+      expect.stringMatching(/^platform admin late@platform\.example created$/),
+      expect.stringMatching(
+        /^platform admin late@platform\.example ensured after \d+ failure\(s\)$/,
+      ),
+    ]);
   });
 });
