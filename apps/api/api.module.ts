@@ -10,7 +10,7 @@ import { AuditModule } from '@platform/audit';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { DatabaseModule } from '@platform/database';
 import { AlertInsightsModule, EscalationModule } from '@platform/escalation';
-import { IdentityModule } from '@platform/identity';
+import { IdentityModule, PlatformAdminModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
 import { QueueModule } from '@platform/queue';
 
@@ -30,6 +30,7 @@ export class ApiModule {
         QueueModule,
         AuditModule,
         IdentityModule,
+        PlatformAdminModule,
         NotificationsModule,
         CapabilitiesModule,
         // Here, ahead of alerting: routes match in the order Nest meets their modules (these

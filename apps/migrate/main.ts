@@ -1,8 +1,14 @@
 import 'reflect-metadata';
-import { JsonLogger, loadConfigOrExit } from '@platform/core';
-import { migrate } from '@platform/database';
+import { JsonLogger, loadConfigOrExit, SystemClock } from '@platform/core';
+import { dataSourceOptions, migrate } from '@platform/database';
+import { ensurePlatformAdmin } from '@platform/identity';
+import { DataSource } from 'typeorm';
 
-/** Creates the database when it is missing and applies pending migrations. */
+/**
+ * Creates the database when it is missing, applies pending migrations, then ensures the
+ * platform admin when PLATFORM_ADMIN_LOGIN and PLATFORM_ADMIN_PASSWORD are set, so the account
+ * exists before the API and the worker start. Any number of runs may go at once.
+ */
 const config = loadConfigOrExit();
 const logger = JsonLogger.create('migrate', config.logLevel);
 try {
@@ -13,6 +19,16 @@ try {
       : 'schema is up to date',
     'migrate',
   );
+  const admin = config.platformAdmin;
+  if (admin) {
+    const dataSource = await new DataSource(dataSourceOptions(config.databaseUrl)).initialize();
+    try {
+      const outcome = await ensurePlatformAdmin(dataSource, admin, new SystemClock().now());
+      logger.log(`platform admin ${admin.login} ${outcome}`, 'migrate');
+    } finally {
+      await dataSource.destroy();
+    }
+  }
 } catch (error) {
   logger.fatal(error instanceof Error ? error.message : String(error), 'migrate');
   process.exit(1);

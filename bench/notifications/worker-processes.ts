@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '@platform/core';
-import { WorkerProcess } from '@platform/testing';
+import { DeployableProcess } from '@platform/testing';
 
 /** The worker deployable, built from the same sources as the bench. */
 export const WORKER_ENTRY = fileURLToPath(new URL('../../apps/worker/main.js', import.meta.url));
@@ -11,7 +11,7 @@ export const WORKER_ENTRY = fileURLToPath(new URL('../../apps/worker/main.js', i
  * configured through the environment only), on the bench's database and Redis prefix.
  */
 export class WorkerProcesses {
-  private constructor(private readonly workers: WorkerProcess[]) {}
+  private constructor(private readonly workers: DeployableProcess[]) {}
 
   static async start(
     count: number,
@@ -24,7 +24,7 @@ export class WorkerProcesses {
       nodeArgs: (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
     };
     const results = await Promise.allSettled(
-      Array.from({ length: count }, () => WorkerProcess.start(WORKER_ENTRY, config, options)),
+      Array.from({ length: count }, () => DeployableProcess.start(WORKER_ENTRY, config, options)),
     );
     const workers = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = results.find((r) => r.status === 'rejected');

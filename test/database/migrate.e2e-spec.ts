@@ -105,6 +105,30 @@ describe('migrate', () => {
     ]);
   });
 
+  it('runs at once from several processes on one fresh database: each migration applied once', async () => {
+    const name = `platform_migrate_${randomBytes(5).toString('hex')}`;
+    created.push(name);
+    const url = databaseUrl(name);
+    const migrations = [CreateWidgets1700000000000, AddWidgetName1700000000001];
+
+    const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(url, migrations)));
+
+    // One run applied both; the others, serialized behind it, found nothing left to do.
+    expect(runs.flat().sort()).toEqual([
+      'AddWidgetName1700000000001',
+      'CreateWidgets1700000000000',
+    ]);
+    expect(runs.filter((applied) => applied.length > 0)).toHaveLength(1);
+    const applied = await query<{ name: string }>(
+      url,
+      `SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`,
+    );
+    expect(applied.map((r) => r.name)).toEqual([
+      'CreateWidgets1700000000000',
+      'AddWidgetName1700000000001',
+    ]);
+  });
+
   it('rolls back a failing migration as a whole', async () => {
     const name = `platform_migrate_${randomBytes(5).toString('hex')}`;
     created.push(name);
@@ -122,6 +146,15 @@ describe('migrate', () => {
     created.push(name);
     expect(await ensureDatabase(databaseUrl(name))).toBe(true);
     expect(await ensureDatabase(databaseUrl(name))).toBe(false);
+  });
+
+  it('creates a missing database once when several processes ask at once', async () => {
+    const name = `platform_migrate_${randomBytes(5).toString('hex')}`;
+    created.push(name);
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => ensureDatabase(databaseUrl(name))),
+    );
+    expect(outcomes.filter(Boolean)).toEqual([true]);
   });
 
   it('never synchronizes: the schema comes from the migrations only', () => {

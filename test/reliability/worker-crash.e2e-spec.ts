@@ -4,11 +4,12 @@ import { messageIdLeft } from '@platform/mail';
 import { digestMessageKey } from '@platform/notifications';
 import { JobName, JobQueue } from '@platform/queue';
 import {
-  buildWorker,
+  buildDeployables,
+  DeployableProcess,
+  type DeployablesBuild,
   type ReceivedMail,
   SmtpSink,
   type TestApp,
-  WorkerProcess,
 } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { alertsProject } from '../support/alerting.js';
@@ -48,22 +49,22 @@ const distinct = (ids: readonly string[]) => [...new Set(ids)].sort();
  * e-mail arrives at least once and always under the Message-ID of what it is (a page, a digest
  * batch), so each recipient sees every page and every digest exactly once.
  *
- * Recovery waits for BullMQ to find the killed process's jobs stalled: their locks expire 30 s
- * after their last renewal and stalled jobs are looked for every 30 s.
+ * Recovery waits for BullMQ to find the killed process's jobs stalled: their locks expire 10 s
+ * after their last renewal and stalled jobs are looked for every 5 s.
  */
 describe('worker processes killed mid-burst', () => {
   let sink: SmtpSink;
   let t: TestApp;
   let db: DataSource;
-  let entry: string;
-  let worker: WorkerProcess | undefined;
+  let build: DeployablesBuild;
+  let worker: DeployableProcess | undefined;
   let domain: string;
 
-  const startWorker = () => WorkerProcess.start(entry, t.config, { env: { WORKER_PORT: '0' } });
+  const startWorker = () => DeployableProcess.start(build.entry('worker'), t.config);
   const messageId = (key: string) => `<${messageIdLeft(key)}@${domain}>`;
 
   beforeAll(async () => {
-    entry = buildWorker();
+    build = buildDeployables();
     sink = await SmtpSink.start();
     // The API only, in this process; the worker runs as separate processes, on the real clock.
     t = await createApiTestApp({
@@ -79,6 +80,7 @@ describe('worker processes killed mid-burst', () => {
     await worker?.kill();
     await t?.close();
     await sink?.close();
+    await build?.remove();
   });
 
   /**

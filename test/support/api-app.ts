@@ -1,4 +1,5 @@
 import type { ApiVersionPolicy } from '@platform/core';
+import { PlatformAdminStartup } from '@platform/identity';
 import { WorkerRuntimeModule } from '@platform/queue';
 import { createTestApp, SmtpSink, type TestApp, type TestAppOptions } from '@platform/testing';
 import { ApiModule } from '../../apps/api/api.module.js';
@@ -13,13 +14,22 @@ export interface ApiTestAppOptions extends TestAppOptions {
   withWorker?: boolean;
 }
 
-/** The real API application, as production composes it, on a per-file database. */
-export function createApiTestApp(options: ApiTestAppOptions = {}): Promise<TestApp> {
+/**
+ * The real API application, as production composes it, on a per-file database. With a
+ * platform admin configured it resolves once the API ensured the account (in production
+ * `migrate` has made it before the API starts), so a test can log in as the admin at once.
+ */
+export async function createApiTestApp(options: ApiTestAppOptions = {}): Promise<TestApp> {
   const worker = options.withWorker ? [WorkerRuntimeModule, WorkerProcessorsModule] : [];
-  return createTestApp(
+  const t = await createTestApp(
     (config) => ApiModule.forRoot(config, { apiVersions: options.apiVersions }),
     { ...options, imports: [...worker, ...(options.imports ?? [])] },
   );
+  if (!(await t.get(PlatformAdminStartup).ensured)) {
+    await t.close();
+    throw new Error('the platform admin was not ensured');
+  }
+  return t;
 }
 
 export interface MailingTestApp extends TestApp {

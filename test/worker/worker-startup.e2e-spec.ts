@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { NestFactory } from '@nestjs/core';
+import { PlatformAdminStartup } from '@platform/identity';
 import { JOB_QUEUES, QueueName } from '@platform/queue';
 import { createTestDatabase, deleteRedisPrefix, testConfig } from '@platform/testing';
+import { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/worker.module.js';
 
 describe('worker application', () => {
@@ -19,5 +21,26 @@ describe('worker application', () => {
     }
     for (const queue of Object.values(JOB_QUEUES))
       expect(Object.values(QueueName)).toContain(queue);
+  });
+
+  it('leaves the platform admin to migrate and the API, even with the variables set', async () => {
+    const database = await createTestDatabase();
+    const admin = { login: 'root@worker.example', password: 'platform admin password 1' };
+    const config = testConfig(database, { platformAdmin: admin });
+    try {
+      const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+        logger: false,
+      });
+      try {
+        expect(() => app.get(PlatformAdminStartup, { strict: false })).toThrow();
+        const accounts: unknown[] = await app.get(DataSource).query('SELECT id FROM account');
+        expect(accounts).toEqual([]);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await database.drop();
+      await deleteRedisPrefix(config.redisPrefix);
+    }
   });
 });

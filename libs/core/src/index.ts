@@ -24,3 +24,4 @@ export * from './versioning/deprecated.decorator.js';
 export * from './http/access.js';
 export * from './http/id-param.js';
 export * from './batching/batcher.js';
+export * from './retry/retry-until-done.js';

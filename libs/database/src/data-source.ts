@@ -60,14 +60,28 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await dataSource.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
       return true;
     } catch (error) {
-      // Another process created it between the check and the CREATE.
-      if ((error as { code?: string }).code === '42P04') return false;
+      // Another process created it between the check and the CREATE: PostgreSQL reports
+      // duplicate_database, or a unique violation on pg_database's name index when both
+      // CREATEs passed PostgreSQL's own check at once.
+      const code = (error as { code?: string }).code;
+      if (code === '42P04' || code === '23505') return false;
       throw error;
     }
   });
 }
 
-/** Creates the database if needed and applies pending migrations; returns the names applied. */
+/**
+ * Key of the session-level advisory lock that serializes `migrate` runs; advisory locks are per
+ * database, so runs on different databases never wait for each other. An arbitrary constant.
+ */
+export const MIGRATION_LOCK = 1_764_000_000_000;
+
+/**
+ * Creates the database if needed and applies pending migrations; returns the names applied.
+ * Runs at once (replicas of a migration job, `npm start` beside a deployment) take turns: each
+ * holds the advisory lock while it reads which migrations are applied and applies the rest, so
+ * a later run finds nothing left to do instead of failing on the first run's tables.
+ */
 export async function migrate(
   databaseUrl: string,
   migrations: MigrationClass[] = MIGRATIONS,
@@ -76,9 +90,18 @@ export async function migrate(
   const dataSource = new DataSource(dataSourceOptions(databaseUrl, migrations));
   await dataSource.initialize();
   try {
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
-    return applied.map((m) => m.name);
+    // Session-level: with a transaction per migration, no one transaction spans the run.
+    const lock = dataSource.createQueryRunner();
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((m) => m.name);
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      await lock.release();
+    }
   } finally {
+    // Closing the pool also ends the lock's session, should the unlock have failed.
     await dataSource.destroy();
   }
 }

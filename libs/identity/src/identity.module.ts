@@ -7,7 +7,6 @@ import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
 import { ProjectReadAhead } from './access/project-read-ahead.js';
 import { AccountsController } from './accounts/accounts.controller.js';
 import { AccountsRepository } from './accounts/accounts.repository.js';
-import { PlatformAdminBootstrap } from './accounts/platform-admin.bootstrap.js';
 import { CredentialVerifier } from './auth/credential-verifier.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { LoginService } from './auth/login.service.js';
@@ -53,7 +52,6 @@ import { TokensService } from './tokens/tokens.service.js';
     OrganizationsService,
     TokensService,
     InvitationsService,
-    PlatformAdminBootstrap,
     AccessPolicyVerifier,
     ProjectReadAhead,
     { provide: APP_GUARD, useClass: AccessGuard },

@@ -15,5 +15,7 @@ export * from './organizations/memberships.repository.js';
 export * from './organizations/projects.repository.js';
 export * from './tokens/tokens.repository.js';
 export * from './tokens/tokens.service.js';
-export * from './accounts/platform-admin.bootstrap.js';
+export * from './accounts/platform-admin.js';
+export * from './accounts/platform-admin.module.js';
+export * from './accounts/platform-admin.startup.js';
 export { projectView } from './organizations/organizations.service.js';

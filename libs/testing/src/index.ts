@@ -9,6 +9,6 @@ export * from './test-app.js';
 export * from './test-database.js';
 export * from './test-redis.js';
 export * from './arrivals.js';
-export * from './worker-process.js';
+export * from './deployable-process.js';
 export * from './private-servers.js';
 export * from './tls-certificate.js';

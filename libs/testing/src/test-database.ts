@@ -33,6 +33,30 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+function dropper(name: string): () => Promise<void> {
+  return () =>
+    withAdmin(async (admin) => {
+      await admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
+    });
+}
+
+/**
+ * A database of its own that does not exist yet, for tests of start-up on a fresh server:
+ * `migrate` creates it (or `create()` makes it empty); `drop()` removes it either way.
+ */
+export function uncreatedTestDatabase(): TestDatabase & { create(): Promise<void> } {
+  const name = `platform_test_${randomBytes(6).toString('hex')}`;
+  return {
+    name,
+    url: urlFor(name),
+    create: () =>
+      withAdmin(async (admin) => {
+        await admin.query(`CREATE DATABASE ${quoteIdentifier(name)}`);
+      }),
+    drop: dropper(name),
+  };
+}
+
 /**
  * The template's name changes with the migrations, names and code alike, so a new migration
  * or an edited one (while it is being written) means a new template.
@@ -85,12 +109,5 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
     }
   });
-  return {
-    name,
-    url: urlFor(name),
-    drop: () =>
-      withAdmin(async (admin) => {
-        await admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
-      }),
-  };
+  return { name, url: urlFor(name), drop: dropper(name) };
 }

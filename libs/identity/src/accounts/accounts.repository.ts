@@ -2,6 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Account, EmailVerification } from '../entities.js';
 
+/** First key of the per-login advisory locks (the second is a hash of the login). */
+const ACCOUNT_LOGIN_LOCK = 1_764_000_000;
+
+export type LockedAccount = Pick<
+  Account,
+  'id' | 'passwordHash' | 'emailVerifiedAt' | 'isPlatformAdmin'
+>;
+
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -46,6 +54,62 @@ export class AccountsRepository {
     now: Date,
   ): Promise<void> {
     await this.dataSource.getRepository(Account).update({ id }, { ...fields, updatedAt: now });
+  }
+
+  /**
+   * Serializes, across processes, work on one login until the transaction ends (the platform
+   * admin ensured by several processes starting at once).
+   */
+  async lockLogin(manager: EntityManager, login: string): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1, hashtext(lower($2)))', [
+      ACCOUNT_LOGIN_LOCK,
+      login.trim(),
+    ]);
+  }
+
+  /** The account holding a login, locked until the transaction ends; null when there is none. */
+  async findForUpdate(manager: EntityManager, login: string): Promise<LockedAccount | null> {
+    const rows: LockedAccount[] = await manager.query(
+      `SELECT id, password_hash AS "passwordHash", email_verified_at AS "emailVerifiedAt",
+              is_platform_admin AS "isPlatformAdmin"
+         FROM account WHERE lower(login) = lower($1) FOR UPDATE`,
+      [login.trim()],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Inserts a verified platform admin; false when the login is taken already. */
+  async insertPlatformAdmin(
+    manager: EntityManager,
+    login: string,
+    passwordHash: string,
+    now: Date,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO account (login, name, password_hash, email_verified_at, is_platform_admin,
+                            created_at, updated_at)
+       VALUES ($1, 'Platform admin', $2, $3, true, $3, $3)
+       ON CONFLICT ((lower(login))) DO NOTHING
+       RETURNING id`,
+      [login.trim(), passwordHash, now],
+    );
+    return rows.length > 0;
+  }
+
+  /** Makes the account a verified platform admin, with a new password hash when one is given. */
+  async promoteToPlatformAdmin(
+    manager: EntityManager,
+    id: string,
+    passwordHash: string | null,
+    now: Date,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE account
+          SET is_platform_admin = true, email_verified_at = COALESCE(email_verified_at, $2),
+              password_hash = COALESCE($3, password_hash), updated_at = $2
+        WHERE id = $1`,
+      [id, now, passwordHash],
+    );
   }
 
   async createVerification(
