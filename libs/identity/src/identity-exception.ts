@@ -20,6 +20,7 @@ export enum IdentityErrorCode {
   InvitationUsed = 'invitation_used',
   TooManyAttempts = 'too_many_attempts',
   StaticTokenCrossProject = 'static_token_cross_project',
+  RoleCeiling = 'role_ceiling',
 }
 
 export const IdentityException = defineException<IdentityErrorCode>('identity', {
@@ -42,6 +43,7 @@ export const IdentityException = defineException<IdentityErrorCode>('identity', 
   [IdentityErrorCode.InvitationUsed]: 410,
   [IdentityErrorCode.TooManyAttempts]: 429,
   [IdentityErrorCode.StaticTokenCrossProject]: 403,
+  [IdentityErrorCode.RoleCeiling]: 403,
 });
 
 export const notFound = (what = 'Resource'): InstanceType<typeof IdentityException> =>

@@ -1,8 +1,10 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { AuditActor } from '@platform/audit';
 import { Public } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import { RequestActor } from '../audit/request-actor.js';
 import { notFound } from '../identity-exception.js';
 import { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
 import { InvitationsService } from './invitations.service.js';
@@ -14,8 +16,12 @@ export class InvitationsController {
 
   @Post('invitations')
   @Authenticated({ scope: 'organization', permission: 'members:create' })
-  invite(@CurrentPrincipal() principal: Principal, @Body() body: CreateInvitationBody) {
-    return this.invitations.invite(principal, organizationOf(principal), body);
+  invite(
+    @CurrentPrincipal() principal: Principal,
+    @RequestActor() actor: AuditActor,
+    @Body() body: CreateInvitationBody,
+  ) {
+    return this.invitations.invite(principal, actor, organizationOf(principal), body);
   }
 
   @Get('invite/:token')

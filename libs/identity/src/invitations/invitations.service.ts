@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { type AuditActor, AuditLog } from '@platform/audit';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -9,6 +10,7 @@ import { randomSecret, sha256 } from '../auth/secrets.js';
 import { Invitation, Membership, Organization } from '../entities.js';
 import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
+import { assertWithinCeiling, grantorOf } from '../organizations/role-ceiling.js';
 import type { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
 
 export const INVITATION_TTL_DAYS = 7;
@@ -20,11 +22,20 @@ export class InvitationsService {
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly audit: AuditLog,
     private readonly mailer: Mailer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async invite(principal: Principal, organizationId: string, body: CreateInvitationBody) {
+  /** Within the role ceiling: nobody invites into a role above their own (role-ceiling.ts). */
+  async invite(
+    principal: Principal,
+    actor: AuditActor,
+    organizationId: string,
+    body: CreateInvitationBody,
+  ) {
+    const grantor = grantorOf(principal.account, principal.membership, principal.token);
+    assertWithinCeiling(grantor, null, { role: body.role, permissions: {} });
     const email = body.email.trim().toLowerCase();
     const existing = await this.accounts.findByLogin(email);
     if (existing && (await this.memberships.find(existing.id, organizationId))) {
@@ -35,34 +46,22 @@ export class InvitationsService {
     }
     const token = randomSecret();
     const now = this.clock.now();
-    const invitation = await this.dataSource.getRepository(Invitation).save({
-      organizationId,
-      email,
-      role: body.role,
-      tokenHash: sha256(token),
-      invitedBy: principal.account.id,
-      expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * 86_400_000),
-      acceptedAt: null,
-      declinedAt: null,
-      createdAt: now,
+    const invitation = await this.dataSource.transaction(async (manager) => {
+      const saved = await manager.getRepository(Invitation).save({
+        organizationId,
+        email,
+        role: body.role,
+        tokenHash: sha256(token),
+        invitedBy: principal.account.id,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * 86_400_000),
+        acceptedAt: null,
+        declinedAt: null,
+        createdAt: now,
+      });
+      await this.record(manager, actor, saved, 'invitations.create', {});
+      return saved;
     });
-    const organization = await this.dataSource
-      .getRepository(Organization)
-      .findOneByOrFail({ id: organizationId });
-    const link = `${this.config.publicUrl}/invite/${encodeURIComponent(token)}`;
-    await this.mailer.send({
-      to: email,
-      subject: `You are invited to join ${organization.name}`,
-      text: [
-        `${principal.account.name} invited you to join ${organization.name} as ${body.role}.`,
-        '',
-        `Accept or decline here: ${link}`,
-        '',
-        `Invitation token: ${token}`,
-        '',
-        `The invitation is valid for ${INVITATION_TTL_DAYS} days.`,
-      ].join('\n'),
-    });
+    await this.sendInvitation(principal.account.name, invitation, token);
     return {
       id: invitation.id,
       organization_id: organizationId,
@@ -145,6 +144,46 @@ export class InvitationsService {
         .getRepository(Invitation)
         .update({ id: invitation.id }, { declinedAt: this.clock.now() });
       return { declined: true };
+    });
+  }
+
+  private async record(
+    manager: EntityManager,
+    actor: AuditActor,
+    invitation: Invitation,
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.audit.record(
+      {
+        actor,
+        action,
+        organizationId: invitation.organizationId,
+        projectId: null,
+        target: { type: 'invitation', id: invitation.id },
+        details: { email: invitation.email, role: invitation.role, ...details },
+      },
+      manager,
+    );
+  }
+
+  private async sendInvitation(inviter: string, invitation: Invitation, token: string) {
+    const organization = await this.dataSource
+      .getRepository(Organization)
+      .findOneByOrFail({ id: invitation.organizationId });
+    const link = `${this.config.publicUrl}/invite/${encodeURIComponent(token)}`;
+    await this.mailer.send({
+      to: invitation.email,
+      subject: `You are invited to join ${organization.name}`,
+      text: [
+        `${inviter} invited you to join ${organization.name} as ${invitation.role}.`,
+        '',
+        `Accept or decline here: ${link}`,
+        '',
+        `Invitation token: ${token}`,
+        '',
+        `The invitation is valid for ${INVITATION_TTL_DAYS} days.`,
+      ].join('\n'),
     });
   }
 
