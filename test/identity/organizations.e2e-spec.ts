@@ -83,7 +83,11 @@ describe('organizations, projects and memberships', () => {
       .send({ email: guest.login, role })
       .expect(201);
     const token = await tokenFromMail(sink, guest.login, 'Invitation token');
-    const accepted = await t.request().patch(`/invite/${token}/accept`).expect(200);
+    const accepted = await t
+      .request()
+      .patch(`/invite/${token}/accept`)
+      .set(bearer(guest.jwt))
+      .expect(200);
     expect(accepted.body.data).toMatchObject({
       organization_id: host.organizationId,
       account_id: guest.accountId,

@@ -21,6 +21,7 @@ export enum IdentityErrorCode {
   TooManyAttempts = 'too_many_attempts',
   StaticTokenCrossProject = 'static_token_cross_project',
   RoleCeiling = 'role_ceiling',
+  InvitationEmailMismatch = 'invitation_email_mismatch',
 }
 
 export const IdentityException = defineException<IdentityErrorCode>('identity', {
@@ -44,6 +45,7 @@ export const IdentityException = defineException<IdentityErrorCode>('identity', 
   [IdentityErrorCode.TooManyAttempts]: 429,
   [IdentityErrorCode.StaticTokenCrossProject]: 403,
   [IdentityErrorCode.RoleCeiling]: 403,
+  [IdentityErrorCode.InvitationEmailMismatch]: 403,
 });
 
 export const notFound = (what = 'Resource'): InstanceType<typeof IdentityException> =>

@@ -16,6 +16,8 @@ import { SessionTokens } from './auth/session-tokens.js';
 import { IDENTITY_ENTITIES } from './entities.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
+import { InviteeAccountsRepository } from './invitations/invitee-accounts.repository.js';
+import { InviteeSessions } from './invitations/invitee-session.js';
 import { MembershipsRepository } from './organizations/memberships.repository.js';
 import { MembershipsService } from './organizations/memberships.service.js';
 import { OrganizationsController } from './organizations/organizations.controller.js';
@@ -56,6 +58,8 @@ import { TokensService } from './tokens/tokens.service.js';
     MembershipsService,
     TokensService,
     InvitationsService,
+    InviteeAccountsRepository,
+    InviteeSessions,
     PlatformAdminBootstrap,
     AccessPolicyVerifier,
     ProjectReadAhead,
