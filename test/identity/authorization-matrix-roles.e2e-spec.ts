@@ -109,7 +109,9 @@ describe('authorization matrix: roles, invitations and projects', () => {
     adminTarget = await membershipIdOf(
       (await addMember(t, sink, owner, email('second-admin'), 'admin')).accountId,
     );
-  });
+    // Eight accounts, each signed up and logged in (argon2 twice): more than the default 30 s
+    // on a busy machine.
+  }, 120_000);
 
   afterAll(async () => {
     await t.close();
