@@ -192,16 +192,23 @@ describe('invitations', () => {
   });
 
   describe('PATCH /invite/{token}/accept', () => {
-    it('gives an existing account the membership at once, ignoring any body', async () => {
+    it('gives an existing account the membership once signed in as it, ignoring any body', async () => {
       const admin = await createAccount(t, sink, email('host'), 'Host Org');
       const guest = await createAccount(t, sink, email('guest'), 'Guest Org');
       const token = await invited(admin, guest.login, 'operator');
+      // Whoever holds the token cannot rename the account or change its password.
+      const body = { name: 'Mallory', password: NEW_PASSWORD, 'password-confirm': NEW_PASSWORD };
+
+      const anonymous = await t.request().patch(`/invite/${token}/accept`).send(body).expect(401);
+      expect(anonymous.body.code).toBe('unauthorized');
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+      expect(await membershipCount(admin.organizationId)).toBe(1);
 
       const res = await t
         .request()
         .patch(`/invite/${token}/accept`)
-        // Whoever holds the token cannot rename the account or change its password.
-        .send({ name: 'Mallory', password: NEW_PASSWORD, 'password-confirm': NEW_PASSWORD })
+        .set(bearer(guest.jwt))
+        .send(body)
         .expect(200);
       expect(res.body.data).toEqual({
         organization_id: admin.organizationId,
@@ -340,10 +347,10 @@ describe('invitations', () => {
       const admin = await createAccount(t, sink, email('twice-admin'));
       const guest = await createAccount(t, sink, email('twice'));
       const token = await invited(admin, guest.login);
-      await t.request().patch(`/invite/${token}/accept`).expect(200);
+      await t.request().patch(`/invite/${token}/accept`).set(bearer(guest.jwt)).expect(200);
 
       for (const res of [
-        await t.request().patch(`/invite/${token}/accept`),
+        await t.request().patch(`/invite/${token}/accept`).set(bearer(guest.jwt)),
         await t.request().patch(`/invite/${token}/decline`),
         await t.request().get(`/invite/${token}`),
         await t.request().get('/invitations/details').query({ token }),

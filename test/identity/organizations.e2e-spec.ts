@@ -7,6 +7,7 @@ import {
   bearer,
   createAccount,
   login,
+  mintToken,
   type TestAccount,
   tokenFromMail,
 } from '../support/identity.js';
@@ -82,7 +83,11 @@ describe('organizations, projects and memberships', () => {
       .send({ email: guest.login, role })
       .expect(201);
     const token = await tokenFromMail(sink, guest.login, 'Invitation token');
-    const accepted = await t.request().patch(`/invite/${token}/accept`).expect(200);
+    const accepted = await t
+      .request()
+      .patch(`/invite/${token}/accept`)
+      .set(bearer(guest.jwt))
+      .expect(200);
     expect(accepted.body.data).toMatchObject({
       organization_id: host.organizationId,
       account_id: guest.accountId,
@@ -231,11 +236,19 @@ describe('organizations, projects and memberships', () => {
       expect(await projectCount(org)).toBe(1);
     });
 
-    it('lets a developer create projects', async () => {
+    it('leaves creating projects to org admins: a developer gets 403 forbidden', async () => {
       const admin = await createAccount(t, sink, email('dev-admin'));
       const developer = await addMember(t, sink, admin, email('developer'), 'developer');
-      await createProject(developer, 'staging');
-      expect(await projectCount(admin.organizationId)).toBe(1);
+      const refused = await t
+        .request()
+        .post(`/organizations/${admin.organizationId}/projects`)
+        .set(bearer(developer.jwt))
+        .send({ name: 'staging' })
+        .expect(403);
+      expect(refused.body.code).toBe('forbidden');
+      expect(refused.body.message).toContain('projects:create');
+      expect(await projectCount(admin.organizationId)).toBe(0);
+      await createProject(admin, 'staging');
     });
   });
 
@@ -274,6 +287,16 @@ describe('organizations, projects and memberships', () => {
       const admin = await createAccount(t, sink, email('role-admin'));
       const member = await addMember(t, sink, admin, email('role-member'), 'viewer');
       const { id } = await membershipOf(admin, member.accountId);
+      await mintToken(t, admin.jwt, ['projects:read']);
+      const [adminToken] = (await get('/tokens', admin.jwt).expect(200)).body.data as Array<{
+        token_id: string;
+      }>;
+      // A viewer revokes its own tokens only.
+      await t
+        .request()
+        .delete(`/tokens/${adminToken.token_id}`)
+        .set(bearer(member.jwt))
+        .expect(404);
 
       const res = await t
         .request()
@@ -283,9 +306,17 @@ describe('organizations, projects and memberships', () => {
         .expect(200);
       expect(res.body.metadata.organization_id).toBe(admin.organizationId);
       expect(res.body.data).toMatchObject({ id, role: 'developer', permissions: {} });
-      expect(res.body.data.effective_permissions.projects).toEqual(['read', 'create', 'update']);
+      expect(res.body.data.effective_permissions).toMatchObject({
+        projects: ['read'],
+        tokens: ['read', 'create', 'update', 'delete'],
+      });
 
-      await createProject(member, 'made-by-developer');
+      // A developer revokes anyone's.
+      await t
+        .request()
+        .delete(`/tokens/${adminToken.token_id}`)
+        .set(bearer(member.jwt))
+        .expect(204);
       expect((await membershipOf(admin, member.accountId)).role).toBe('developer');
     });
 

@@ -20,6 +20,8 @@ export enum IdentityErrorCode {
   InvitationUsed = 'invitation_used',
   TooManyAttempts = 'too_many_attempts',
   StaticTokenCrossProject = 'static_token_cross_project',
+  RoleCeiling = 'role_ceiling',
+  InvitationEmailMismatch = 'invitation_email_mismatch',
 }
 
 export const IdentityException = defineException<IdentityErrorCode>('identity', {
@@ -42,6 +44,8 @@ export const IdentityException = defineException<IdentityErrorCode>('identity', 
   [IdentityErrorCode.InvitationUsed]: 410,
   [IdentityErrorCode.TooManyAttempts]: 429,
   [IdentityErrorCode.StaticTokenCrossProject]: 403,
+  [IdentityErrorCode.RoleCeiling]: 403,
+  [IdentityErrorCode.InvitationEmailMismatch]: 403,
 });
 
 export const notFound = (what = 'Resource'): InstanceType<typeof IdentityException> =>

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@platform/audit';
 import { MailModule } from '@platform/mail';
 import { AccessGuard } from './access/access.guard.js';
 import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
@@ -14,7 +15,10 @@ import { SessionTokens } from './auth/session-tokens.js';
 import { IDENTITY_ENTITIES } from './entities.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
+import { InviteeAccountsRepository } from './invitations/invitee-accounts.repository.js';
+import { InviteeSessions } from './invitations/invitee-session.js';
 import { MembershipsRepository } from './organizations/memberships.repository.js';
+import { MembershipsService } from './organizations/memberships.service.js';
 import { OrganizationsController } from './organizations/organizations.controller.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { ProjectsRepository } from './organizations/projects.repository.js';
@@ -30,7 +34,7 @@ import { TokensService } from './tokens/tokens.service.js';
  * AccessGuard that every route passes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule],
+  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule, AuditModule],
   controllers: [
     SignupController,
     AccountsController,
@@ -50,8 +54,11 @@ import { TokensService } from './tokens/tokens.service.js';
     LoginService,
     SignupService,
     OrganizationsService,
+    MembershipsService,
     TokensService,
     InvitationsService,
+    InviteeAccountsRepository,
+    InviteeSessions,
     AccessPolicyVerifier,
     ProjectReadAhead,
     { provide: APP_GUARD, useClass: AccessGuard },

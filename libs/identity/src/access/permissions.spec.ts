@@ -15,7 +15,7 @@ const README_TABLE: Record<string, [string, string, string, string, string]> = {
   // per role: admin, developer, operator, viewer, billing_manager
   organization: ['rcud', 'r', 'r', 'r', 'r'],
   members: ['rcud', 'r', 'r', 'r', 'r'],
-  projects: ['rcud', 'rcu', 'r', 'r', 'r'],
+  projects: ['rcud', 'r', 'r', 'r', 'r'],
   tokens: ['rcud', 'rcud', 'rcud', 'rc', 'rc'],
   webhooks: ['rcud', 'rcud', 'rcu', 'r', ''],
   alerts: ['rcud', 'rcud', 'rcu', 'r', ''],

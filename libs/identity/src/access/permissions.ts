@@ -42,10 +42,10 @@ function table(levels: (category: Category) => Level[]): PermissionSet {
 /** The default permissions of each role (documented in the README). */
 export const ROLE_PERMISSIONS: Record<Role, PermissionSet> = {
   admin: table(() => ALL),
+  // Creating projects is the org admin's (the conventions): developers read them.
   developer: table((c) => {
-    if (c === 'organization' || c === 'members') return READ;
+    if (c === 'organization' || c === 'members' || c === 'projects') return READ;
     if (c === 'billing') return NONE;
-    if (c === 'projects') return OPERATE;
     return ALL;
   }),
   operator: table((c) => {

@@ -1,21 +1,32 @@
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { AuditActor } from '@platform/audit';
 import { Public } from '@platform/core';
+import type { Request } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import { RequestActor } from '../audit/request-actor.js';
 import { notFound } from '../identity-exception.js';
 import { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
 import { InvitationsService } from './invitations.service.js';
+import { InviteeSessions } from './invitee-session.js';
 
 @ApiTags('invitations')
 @Controller()
 export class InvitationsController {
-  constructor(private readonly invitations: InvitationsService) {}
+  constructor(
+    private readonly invitations: InvitationsService,
+    private readonly sessions: InviteeSessions,
+  ) {}
 
   @Post('invitations')
   @Authenticated({ scope: 'organization', permission: 'members:create' })
-  invite(@CurrentPrincipal() principal: Principal, @Body() body: CreateInvitationBody) {
-    return this.invitations.invite(principal, organizationOf(principal), body);
+  invite(
+    @CurrentPrincipal() principal: Principal,
+    @RequestActor() actor: AuditActor,
+    @Body() body: CreateInvitationBody,
+  ) {
+    return this.invitations.invite(principal, actor, organizationOf(principal), body);
   }
 
   @Get('invite/:token')
@@ -31,10 +42,15 @@ export class InvitationsController {
     return this.invitations.show(token);
   }
 
+  /** Public: signing up through the invitation needs no session; signing in as the invitee does. */
   @Patch('invite/:token/accept')
   @Public()
-  accept(@Param('token') token: string, @Body() body: AcceptInvitationBody) {
-    return this.invitations.accept(token, body);
+  async accept(
+    @Req() request: Request,
+    @Param('token') token: string,
+    @Body() body: AcceptInvitationBody,
+  ) {
+    return this.invitations.accept(await this.sessions.resolve(request), token, body);
   }
 
   @Patch('invite/:token/decline')

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PermissionOverrides, Role } from '../access/permissions.js';
 import { Membership } from '../entities.js';
-import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
 
 export interface MembershipView {
   id: string;
@@ -72,58 +71,30 @@ export class MembershipsRepository {
   }
 
   /**
-   * Changes role and overrides. The organization row is locked so two concurrent demotions
-   * cannot both pass the last-admin check.
+   * Serializes the membership changes of one organization: the ceiling and last-admin checks
+   * read memberships under this lock, so two concurrent demotions cannot both pass. NO KEY
+   * UPDATE leaves inserts that merely reference the organization (projects, audit entries) free.
    */
-  update(
-    id: string,
-    organizationId: string,
-    changes: { role?: Role; permissions?: PermissionOverrides },
-    now: Date,
-  ): Promise<void> {
-    return this.dataSource.transaction(async (manager) => {
-      const membership = await this.lockForChange(manager, id, organizationId);
-      if (changes.role && changes.role !== 'admin' && membership.role === 'admin') {
-        await this.assertAnotherAdmin(manager, organizationId, id, 'demoted');
-      }
-      await manager.getRepository(Membership).update(
-        { id },
-        {
-          ...(changes.role ? { role: changes.role } : {}),
-          ...(changes.permissions ? { permissions: changes.permissions } : {}),
-          updatedAt: now,
-        },
-      );
-    });
+  async lockOrganization(manager: EntityManager, organizationId: string): Promise<void> {
+    await manager.query('SELECT 1 FROM organization WHERE id = $1 FOR NO KEY UPDATE', [
+      organizationId,
+    ]);
   }
 
-  remove(id: string, organizationId: string): Promise<void> {
-    return this.dataSource.transaction(async (manager) => {
-      const membership = await this.lockForChange(manager, id, organizationId);
-      if (membership.role === 'admin')
-        await this.assertAnotherAdmin(manager, organizationId, id, 'removed');
-      await manager.getRepository(Membership).delete({ id });
-    });
+  findById(manager: EntityManager, id: string, organizationId: string): Promise<Membership | null> {
+    return manager.getRepository(Membership).findOneBy({ id, organizationId });
   }
 
-  private async lockForChange(
+  findOf(
     manager: EntityManager,
-    id: string,
+    accountId: string,
     organizationId: string,
-  ): Promise<Membership> {
-    await manager.query('SELECT 1 FROM organization WHERE id = $1 FOR UPDATE', [organizationId]);
-    const membership = await manager.getRepository(Membership).findOneBy({ id, organizationId });
-    if (!membership) throw notFound('Membership');
-    return membership;
+  ): Promise<Membership | null> {
+    return manager.getRepository(Membership).findOneBy({ accountId, organizationId });
   }
 
-  private async assertAnotherAdmin(
-    manager: EntityManager,
-    organizationId: string,
-    exceptId: string,
-    verb: string,
-  ): Promise<void> {
-    const others = await manager
+  countAdmins(manager: EntityManager, organizationId: string, exceptId: string): Promise<number> {
+    return manager
       .getRepository(Membership)
       .createQueryBuilder('m')
       .where('m.organization_id = :organizationId AND m.role = :role AND m.id <> :exceptId', {
@@ -132,11 +103,18 @@ export class MembershipsRepository {
         exceptId,
       })
       .getCount();
-    if (others === 0) {
-      throw new IdentityException(
-        IdentityErrorCode.LastAdmin,
-        `The last admin of an organization cannot be ${verb}`,
-      );
-    }
+  }
+
+  async update(
+    manager: EntityManager,
+    id: string,
+    changes: { role: Role; permissions: PermissionOverrides },
+    now: Date,
+  ): Promise<void> {
+    await manager.getRepository(Membership).update({ id }, { ...changes, updatedAt: now });
+  }
+
+  async remove(manager: EntityManager, id: string): Promise<void> {
+    await manager.getRepository(Membership).delete({ id });
   }
 }

@@ -1,9 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { AuditActor } from '@platform/audit';
 import { Clock, IdParam as Id } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import { RequestActor } from '../audit/request-actor.js';
 import { MembershipsRepository } from './memberships.repository.js';
+import { MembershipsService } from './memberships.service.js';
 import { CreateProjectBody, UpdateMembershipBody } from './organizations.dto.js';
 import { membershipView, OrganizationsService, projectView } from './organizations.service.js';
 import { ProjectsRepository } from './projects.repository.js';
@@ -16,6 +19,7 @@ export class OrganizationsController {
     private readonly organizations: OrganizationsService,
     private readonly projects: ProjectsRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly membershipChanges: MembershipsService,
   ) {}
 
   @Get('organizations')
@@ -62,19 +66,21 @@ export class OrganizationsController {
   @Authenticated({ scope: 'organization', permission: 'members:update' })
   updateMembership(
     @CurrentPrincipal() principal: Principal,
+    @RequestActor() actor: AuditActor,
     @Id('id') id: string,
     @Body() body: UpdateMembershipBody,
   ) {
-    return this.organizations.updateMembership(organizationOf(principal), id, body);
+    return this.membershipChanges.update(principal, actor, id, body);
   }
 
   @Delete('memberships/:id')
   @HttpCode(204)
   @Authenticated({ scope: 'organization', permission: 'members:delete' })
-  async removeMembership(
+  removeMembership(
     @CurrentPrincipal() principal: Principal,
+    @RequestActor() actor: AuditActor,
     @Id('id') id: string,
   ): Promise<void> {
-    await this.memberships.remove(id, organizationOf(principal));
+    return this.membershipChanges.remove(principal, actor, id);
   }
 }
