@@ -15,6 +15,7 @@ import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-p
 import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
 import { AlertSearchReplaced1764000000014 } from './1764000000014-alert-search-replaced.js';
 import { NotificationIdempotencyKey1764000000015 } from './1764000000015-notification-idempotency-key.js';
+import { SessionRevocation1764000000016 } from './1764000000016-session-revocation.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -39,4 +40,5 @@ export const MIGRATIONS: MigrationClass[] = [
   EscalationStepPosition1764000000013,
   AlertSearchReplaced1764000000014,
   NotificationIdempotencyKey1764000000015,
+  SessionRevocation1764000000016,
 ];
