@@ -20,6 +20,10 @@ export enum IdentityErrorCode {
   InvitationUsed = 'invitation_used',
   TooManyAttempts = 'too_many_attempts',
   StaticTokenCrossProject = 'static_token_cross_project',
+  ReauthenticationRequired = 'reauthentication_required',
+  InvalidResetToken = 'invalid_reset_token',
+  ResetTokenUsed = 'reset_token_used',
+  ResetTokenExpired = 'reset_token_expired',
 }
 
 export const IdentityException = defineException<IdentityErrorCode>('identity', {
@@ -42,6 +46,10 @@ export const IdentityException = defineException<IdentityErrorCode>('identity', 
   [IdentityErrorCode.InvitationUsed]: 410,
   [IdentityErrorCode.TooManyAttempts]: 429,
   [IdentityErrorCode.StaticTokenCrossProject]: 403,
+  [IdentityErrorCode.ReauthenticationRequired]: 403,
+  [IdentityErrorCode.InvalidResetToken]: 422,
+  [IdentityErrorCode.ResetTokenUsed]: 410,
+  [IdentityErrorCode.ResetTokenExpired]: 410,
 });
 
 export const notFound = (what = 'Resource'): InstanceType<typeof IdentityException> =>

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@platform/audit';
 import { MailModule } from '@platform/mail';
 import { AccessGuard } from './access/access.guard.js';
 import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
@@ -11,7 +12,9 @@ import { PlatformAdminBootstrap } from './accounts/platform-admin.bootstrap.js';
 import { CredentialVerifier } from './auth/credential-verifier.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { LoginService } from './auth/login.service.js';
+import { Reauthentication } from './auth/reauthentication.js';
 import { SessionTokens } from './auth/session-tokens.js';
+import { SessionsRepository } from './auth/sessions.repository.js';
 import { IDENTITY_ENTITIES } from './entities.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
@@ -19,6 +22,10 @@ import { MembershipsRepository } from './organizations/memberships.repository.js
 import { OrganizationsController } from './organizations/organizations.controller.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { ProjectsRepository } from './organizations/projects.repository.js';
+import { PasswordChangeService } from './passwords/password-change.service.js';
+import { PasswordResetRepository } from './passwords/password-reset.repository.js';
+import { PasswordResetService } from './passwords/password-reset.service.js';
+import { PasswordsController } from './passwords/passwords.controller.js';
 import { LegalRepository } from './signup/legal.repository.js';
 import { SignupController } from './signup/signup.controller.js';
 import { SignupService } from './signup/signup.service.js';
@@ -27,14 +34,15 @@ import { TokensRepository } from './tokens/tokens.repository.js';
 import { TokensService } from './tokens/tokens.service.js';
 
 /**
- * Axis A: accounts, organizations, projects, memberships, tokens, invitations, and the global
- * AccessGuard that every route passes.
+ * Axis A: accounts, sessions and passwords, organizations, projects, memberships, tokens,
+ * invitations, and the global AccessGuard that every route passes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule],
+  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule, AuditModule],
   controllers: [
     SignupController,
     AccountsController,
+    PasswordsController,
     OrganizationsController,
     TokensController,
     InvitationsController,
@@ -46,9 +54,14 @@ import { TokensService } from './tokens/tokens.service.js';
     TokensRepository,
     LegalRepository,
     SessionTokens,
+    SessionsRepository,
     CredentialVerifier,
     LoginThrottle,
     LoginService,
+    Reauthentication,
+    PasswordResetRepository,
+    PasswordChangeService,
+    PasswordResetService,
     SignupService,
     OrganizationsService,
     TokensService,
