@@ -50,7 +50,8 @@ async function tenant(t: TestApp): Promise<{ token: string; projects: string[] }
   const db = t.get(DataSource);
   const now = t.clock.now();
   const [{ id: accountId }]: Array<{ id: string }> = await db.query(
-    `INSERT INTO account (login, name, email_verified_at) VALUES ('bench@bench.example', 'Bench', $1)
+    `INSERT INTO account (login, login_key, name, email_verified_at)
+     VALUES ('bench@bench.example', 'bench@bench.example', 'Bench', $1)
      RETURNING id`,
     [now],
   );

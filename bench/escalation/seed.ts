@@ -17,8 +17,10 @@ export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void
     [organizationId],
   );
   const members: Array<{ id: string }> = await db.query(
-    `INSERT INTO account (login, name, email_verified_at)
-     SELECT 'oncall-' || i || '@bench.example', 'On-call ' || i, now() FROM generate_series(1, 50) i
+    `INSERT INTO account (login, login_key, name, email_verified_at)
+     SELECT 'oncall-' || i || '@bench.example', 'oncall-' || i || '@bench.example', 'On-call ' || i,
+            now()
+       FROM generate_series(1, 50) i
      RETURNING id`,
   );
   await db.query(

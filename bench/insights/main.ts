@@ -30,16 +30,17 @@ async function tenant(t: TestApp) {
   const db = t.get(DataSource);
   const now = t.clock.now();
   const [{ id: adminId }]: Array<{ id: string }> = await db.query(
-    `INSERT INTO account (login, name, email_verified_at)
-     VALUES ('bench@bench.example', 'Bench', $1) RETURNING id`,
+    `INSERT INTO account (login, login_key, name, email_verified_at)
+     VALUES ('bench@bench.example', 'bench@bench.example', 'Bench', $1) RETURNING id`,
     [now],
   );
   const [{ id: organizationId }]: Array<{ id: string }> = await db.query(
     `INSERT INTO organization (name) VALUES ('Insights bench') RETURNING id`,
   );
   const accounts: Array<{ id: string }> = await db.query(
-    `INSERT INTO account (login, name, email_verified_at)
-     SELECT 'oncall-' || i || '@bench.example', 'On-call ' || i, $1
+    `INSERT INTO account (login, login_key, name, email_verified_at)
+     SELECT 'oncall-' || i || '@bench.example', 'oncall-' || i || '@bench.example',
+            'On-call ' || i, $1
        FROM generate_series(1, $2::int) AS i RETURNING id`,
     [now, ACCOUNTS],
   );

@@ -34,8 +34,9 @@ function percentile(sorted: number[], p: number): number {
 /** Verified accounts in one set-based statement; returns their ids. */
 async function insertAccounts(t: TestApp, kind: string, count: number): Promise<string[]> {
   const rows: Array<{ id: string }> = await t.get(DataSource).query(
-    `INSERT INTO account (login, name, email_verified_at)
-       SELECT 'bench-' || $1 || '-' || i || '@bench.example', 'Bench ' || i, $3
+    `INSERT INTO account (login, login_key, name, email_verified_at)
+       SELECT 'bench-' || $1 || '-' || i || '@bench.example',
+              'bench-' || $1 || '-' || i || '@bench.example', 'Bench ' || i, $3
          FROM generate_series(1, $2::int) AS i
        RETURNING id`,
     [kind, count, t.clock.now()],

@@ -10,7 +10,13 @@ import {
 } from '../../libs/alerting/src/dispatch/escalation-opener.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject, eventually } from '../support/alerting.js';
-import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+import {
+  addMember,
+  bearer,
+  createAccount,
+  PASSWORD,
+  type TestAccount,
+} from '../support/identity.js';
 
 type Body = Record<string, unknown>;
 
@@ -715,6 +721,8 @@ describe('alert dispatch', () => {
           .request()
           .post(`/projects/${project}/alert_ingest_tokens`)
           .set(bearer(owner.jwt))
+          // The tests move the clock past the session's reauthentication window.
+          .send({ current_password: PASSWORD })
           .expect(201)
       ).body.data.token as string;
       const payload = (status: string, alerts: Array<{ fingerprint: string; labels: Body }>) => ({

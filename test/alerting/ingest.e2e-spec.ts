@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject, createProject } from '../support/alerting.js';
-import { bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { bearer, createAccount, PASSWORD, type TestAccount } from '../support/identity.js';
 
 type Row = Record<string, unknown>;
 
@@ -90,6 +90,8 @@ describe('alert ingest', () => {
         .request()
         .post(`/projects/${project}/alert_ingest_tokens`)
         .set(bearer(admin.jwt))
+        // The tests move the clock past the session's reauthentication window.
+        .send({ current_password: PASSWORD })
         .expect(201)
     ).body.data.token as string;
 

@@ -9,7 +9,7 @@ import {
   type MailingTestApp,
 } from '../support/api-app.js';
 import { type AlertingTeam, alertingTeam, eventually } from '../support/alerting.js';
-import { bearer, mintToken } from '../support/identity.js';
+import { bearer, mintToken, PASSWORD } from '../support/identity.js';
 import { type ReceivedWebhook, WebhookReceiver } from './endpoints-receiver.js';
 
 type Body = Record<string, unknown>;
@@ -85,7 +85,7 @@ describe('test alerts', () => {
     (
       await db.query<Array<{ alerts: number; audits: number; scheduled: number }>>(
         `SELECT (SELECT count(*)::int FROM alert) AS alerts,
-                (SELECT count(*)::int FROM audit_log) AS audits,
+                (SELECT count(*)::int FROM audit_log WHERE action = 'alerts.test') AS audits,
                 (SELECT count(*)::int FROM test_alert) AS scheduled`,
       )
     )[0];
@@ -482,7 +482,8 @@ describe('test alerts', () => {
     });
     const alert = await created({ route_id: early.id });
     await eventually(async () => (await instanceState(alert.id))[0] === 'active', 'escalation');
-    const token = (await api('/alert_ingest_tokens', {})).token as string;
+    const token = (await api('/alert_ingest_tokens', { current_password: PASSWORD }))
+      .token as string;
 
     t.clock.advance({ seconds: 120 });
     await t

@@ -91,7 +91,8 @@ describe('alert insights', () => {
     ({ owner, developer, viewer, stranger, projectId, otherProjectId, bareProjectId } =
       await alertingTeam(t, 'Insights Org'));
     [{ id: ghostId }] = await db.query<Array<{ id: string }>>(
-      `INSERT INTO account (login, name, email_verified_at) VALUES ('ghost@example.com', 'Ghost', now())
+      `INSERT INTO account (login, login_key, name, email_verified_at)
+       VALUES ('ghost@example.com', 'ghost@example.com', 'Ghost', now())
        RETURNING id`,
     );
     Object.assign(accounts, { owner: owner.accountId, dev: developer.accountId, ghost: ghostId });

@@ -266,8 +266,9 @@ describe('worker processes killed mid-burst', () => {
     const ACCOUNTS = 200;
     // Written directly: two hundred signups would spend the test on password hashing.
     const accounts = await db.query<Array<{ id: string; login: string }>>(
-      `INSERT INTO account (login, name, email_verified_at)
-       SELECT 'reader-' || n || '@digest.example', 'Reader ' || n, now()
+      `INSERT INTO account (login, login_key, name, email_verified_at)
+       SELECT 'reader-' || n || '@digest.example', 'reader-' || n || '@digest.example',
+              'Reader ' || n, now()
          FROM generate_series(1, $1) n
        RETURNING id, login`,
       [ACCOUNTS],

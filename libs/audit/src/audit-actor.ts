@@ -1,11 +1,11 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { type AuthenticatedRequest, readCredential, sha256 } from '@platform/identity';
-import { decodeJwt } from 'jose';
+import type { AuthenticatedRequest, Principal } from '@platform/identity';
 
 /**
  * The credential an action was taken with: `session` is the login session's cookie, `jwt` the
  * same kind of session presented as a bearer (both named by the JWT's id), `api_token` and
- * `ingest_token` a static token named by its id. Never the secret itself.
+ * `ingest_token` a static token named by its id. Never the secret itself. Only types come
+ * from the identity library, which records audit entries itself (token and password changes).
  */
 export type CredentialKind = 'session' | 'jwt' | 'api_token' | 'ingest_token';
 
@@ -20,24 +20,8 @@ export interface AuditActor {
   credential: AuditCredential | null;
 }
 
-/**
- * The id of a session JWT: its `jti` claim. The guard has verified the token already; a token
- * without one (none are issued) is named by a digest instead, never by its value.
- */
-export function sessionIdOf(jwt: string): string {
-  try {
-    const { jti } = decodeJwt(jwt);
-    if (typeof jti === 'string' && jti !== '') return jti;
-  } catch {
-    // Not decodable: fall through to the digest.
-  }
-  return `sha256:${sha256(jwt).slice(0, 32)}`;
-}
-
-/** The actor of an authenticated request, from the principal the access guard established. */
-export function auditActorOf(request: AuthenticatedRequest): AuditActor {
-  const principal = request.principal;
-  if (!principal) throw new Error('auditActorOf used on a route without @Authenticated');
+/** The actor behind a principal the access guard established. */
+export function actorOf(principal: Principal): AuditActor {
   if (principal.token) {
     return {
       accountId: principal.account.id,
@@ -47,12 +31,21 @@ export function auditActorOf(request: AuthenticatedRequest): AuditActor {
       },
     };
   }
-  const credential = readCredential(request);
-  const jwt = credential.kind === 'none' ? '' : credential.value;
+  if (!principal.session) throw new Error('a principal without a token has no session');
   return {
     accountId: principal.account.id,
-    credential: { kind: principal.via === 'cookie' ? 'session' : 'jwt', id: sessionIdOf(jwt) },
+    credential: {
+      kind: principal.via === 'cookie' ? 'session' : 'jwt',
+      id: principal.session.id,
+    },
   };
+}
+
+/** The actor of an authenticated request. */
+export function auditActorOf(request: AuthenticatedRequest): AuditActor {
+  const principal = request.principal;
+  if (!principal) throw new Error('auditActorOf used on a route without @Authenticated');
+  return actorOf(principal);
 }
 
 /** The `AuditActor` of the request (routes with `@Authenticated` only). */

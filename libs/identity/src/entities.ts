@@ -5,8 +5,12 @@ import type { PermissionOverrides, Role } from './access/permissions.js';
 export class Account {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('text') login!: string;
+  /** The login in the form logins are compared in (see loginKey); unique. */
+  @Column('text', { select: false }) loginKey!: string;
   @Column('text') name!: string;
   @Column('text', { nullable: true, select: false }) passwordHash!: string | null;
+  /** Session JWTs issued before this are refused (moved by a password change or reset). */
+  @Column('timestamptz', { nullable: true, select: false }) sessionsValidAfter!: Date | null;
   @Column('timestamptz', { nullable: true }) emailVerifiedAt!: Date | null;
   @Column('boolean') isPlatformAdmin!: boolean;
   /** E.164; set only once verified by an SMS code (a pending number lives in phone_verification). */

@@ -22,6 +22,10 @@ export enum IdentityErrorCode {
   StaticTokenCrossProject = 'static_token_cross_project',
   RoleCeiling = 'role_ceiling',
   InvitationEmailMismatch = 'invitation_email_mismatch',
+  ReauthenticationRequired = 'reauthentication_required',
+  InvalidResetToken = 'invalid_reset_token',
+  ResetTokenUsed = 'reset_token_used',
+  ResetTokenExpired = 'reset_token_expired',
 }
 
 export const IdentityException = defineException<IdentityErrorCode>('identity', {
@@ -46,6 +50,10 @@ export const IdentityException = defineException<IdentityErrorCode>('identity', 
   [IdentityErrorCode.StaticTokenCrossProject]: 403,
   [IdentityErrorCode.RoleCeiling]: 403,
   [IdentityErrorCode.InvitationEmailMismatch]: 403,
+  [IdentityErrorCode.ReauthenticationRequired]: 403,
+  [IdentityErrorCode.InvalidResetToken]: 422,
+  [IdentityErrorCode.ResetTokenUsed]: 410,
+  [IdentityErrorCode.ResetTokenExpired]: 410,
 });
 
 export const notFound = (what = 'Resource'): InstanceType<typeof IdentityException> =>

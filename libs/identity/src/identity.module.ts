@@ -11,7 +11,9 @@ import { AccountsRepository } from './accounts/accounts.repository.js';
 import { CredentialVerifier } from './auth/credential-verifier.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { LoginService } from './auth/login.service.js';
+import { Reauthentication } from './auth/reauthentication.js';
 import { SessionTokens } from './auth/session-tokens.js';
+import { SessionsRepository } from './auth/sessions.repository.js';
 import { IDENTITY_ENTITIES } from './entities.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
@@ -22,6 +24,10 @@ import { MembershipsService } from './organizations/memberships.service.js';
 import { OrganizationsController } from './organizations/organizations.controller.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { ProjectsRepository } from './organizations/projects.repository.js';
+import { PasswordChangeService } from './passwords/password-change.service.js';
+import { PasswordResetRepository } from './passwords/password-reset.repository.js';
+import { PasswordResetService } from './passwords/password-reset.service.js';
+import { PasswordsController } from './passwords/passwords.controller.js';
 import { LegalRepository } from './signup/legal.repository.js';
 import { SignupController } from './signup/signup.controller.js';
 import { SignupService } from './signup/signup.service.js';
@@ -30,14 +36,15 @@ import { TokensRepository } from './tokens/tokens.repository.js';
 import { TokensService } from './tokens/tokens.service.js';
 
 /**
- * Axis A: accounts, organizations, projects, memberships, tokens, invitations, and the global
- * AccessGuard that every route passes.
+ * Axis A: accounts, sessions and passwords, organizations, projects, memberships, tokens,
+ * invitations, and the global AccessGuard that every route passes.
  */
 @Module({
   imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule, AuditModule],
   controllers: [
     SignupController,
     AccountsController,
+    PasswordsController,
     OrganizationsController,
     TokensController,
     InvitationsController,
@@ -49,9 +56,14 @@ import { TokensService } from './tokens/tokens.service.js';
     TokensRepository,
     LegalRepository,
     SessionTokens,
+    SessionsRepository,
     CredentialVerifier,
     LoginThrottle,
     LoginService,
+    Reauthentication,
+    PasswordResetRepository,
+    PasswordChangeService,
+    PasswordResetService,
     SignupService,
     OrganizationsService,
     MembershipsService,

@@ -13,6 +13,7 @@ export * from './identity-exception.js';
 export * from './identity.module.js';
 export * from './organizations/memberships.repository.js';
 export * from './organizations/projects.repository.js';
+export * from './passwords/password-reset.service.js';
 export * from './tokens/tokens.repository.js';
 export * from './tokens/tokens.service.js';
 export * from './accounts/platform-admin.js';

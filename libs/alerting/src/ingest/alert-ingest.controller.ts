@@ -53,6 +53,11 @@ export class IngestTokensController {
     scopeLevel: 'delete',
   })
   mint(@CurrentPrincipal() principal: Principal, @Body() body: MintIngestTokenBody) {
-    return this.ingestTokens.mint(principal, principal.projectId!, body?.name?.trim());
+    return this.ingestTokens.mint(
+      principal,
+      principal.projectId!,
+      body?.name?.trim(),
+      body?.current_password,
+    );
   }
 }

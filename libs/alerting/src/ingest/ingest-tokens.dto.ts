@@ -11,4 +11,12 @@ export class MintIngestTokenBody {
   @MaxLength(100)
   @Matches(/\S/, { message: 'name must not be blank' })
   name?: string;
+
+  @ApiPropertyOptional({
+    description: 'the account password; needed when the session is older than 15 minutes',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  current_password?: string;
 }

@@ -21,13 +21,18 @@ export class IngestTokensService {
     private readonly tokens: TokensService,
   ) {}
 
-  async mint(principal: Principal, projectId: string, name = DEFAULT_INGEST_TOKEN_NAME) {
+  /** A session older than 15 minutes also sends the account's current password. */
+  async mint(
+    principal: Principal,
+    projectId: string,
+    name = DEFAULT_INGEST_TOKEN_NAME,
+    currentPassword?: string,
+  ) {
     const minted = await this.tokens.mint(
       principal,
       organizationOf(principal),
       { name, scopes: INGEST_TOKEN_SCOPES },
-      'ingest',
-      projectId,
+      { kind: 'ingest', projectId, currentPassword },
     );
     return {
       token_id: minted.token_id,

@@ -91,6 +91,19 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the trusted proxies, none by default', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(
+      loadConfig({ TRUSTED_PROXIES: 'loopback, 10.0.0.0/8,2001:db8::/32 , 192.0.2.1' })
+        .trustedProxies,
+    ).toEqual(['loopback', '10.0.0.0/8', '2001:db8::/32', '192.0.2.1']);
+    expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.0/33,proxy.local,10.0.0.1/8/8' })).toEqual([
+      'TRUSTED_PROXIES must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "10.0.0.0/33")',
+      'TRUSTED_PROXIES must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "proxy.local")',
+      'TRUSTED_PROXIES must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "10.0.0.1/8/8")',
+    ]);
+  });
+
   it('reads the operator settings', () => {
     expect(loadConfig({}).operator).toEqual({
       kubeconfig: null,

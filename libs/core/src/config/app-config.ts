@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Process configuration, read once from the environment and validated before anything
  * starts. Every problem is collected so one failed start names every bad variable.
@@ -78,6 +80,12 @@ export interface AppConfig {
    * private, link-local and other non-public addresses (tests and closed networks only).
    */
   outboundAllowPrivateNetworks: boolean;
+  /**
+   * TRUSTED_PROXIES: the reverse proxies (addresses, CIDR ranges, or `loopback`, `linklocal`,
+   * `uniquelocal`) whose X-Forwarded-For names the client; empty: the socket's peer is the
+   * client, and X-Forwarded-For is ignored.
+   */
+  trustedProxies: string[];
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
@@ -173,6 +181,16 @@ class EnvReader {
   }
 }
 
+/** An address, a CIDR range, or one of the names Express knows for address ranges. */
+function isTrustedProxyEntry(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
 export interface LoadConfigOptions {
   /**
    * False for a process that signs nothing (the operators): SECRET_KEY is then neither
@@ -230,6 +248,18 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     read.problems.push(`MAIL_FROM must be an e-mail address (got "${mailFrom}")`);
   }
 
+  const trustedProxies = (read.raw('TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of trustedProxies) {
+    if (!isTrustedProxyEntry(entry)) {
+      read.problems.push(
+        `TRUSTED_PROXIES must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "${entry}")`,
+      );
+    }
+  }
+
   const redisPrefix = read.string('REDIS_PREFIX', 'platform');
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) {
     read.problems.push(`REDIS_PREFIX must be 1-64 characters of letters, digits, _ . : -`);
@@ -274,6 +304,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertDispatchSweepIntervalMs,
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
     outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
+    trustedProxies,
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')

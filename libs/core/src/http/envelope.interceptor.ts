@@ -1,4 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  StreamableFile,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { map, Observable } from 'rxjs';
@@ -6,7 +12,10 @@ import { Clock } from '../clock/clock.js';
 import type { RequestWithContext } from '../context/request-context.js';
 import { Envelope, EnvelopeMetadata, ListResult, RAW_RESPONSE } from './response-envelope.js';
 
-/** Wraps every success body in `{metadata, data}`; a 204 goes out without a body. */
+/**
+ * Wraps every success body in `{metadata, data}`; a 204 goes out without a body, and a
+ * `StreamableFile` (a route that answers a page or a file instead of JSON) as it is.
+ */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   constructor(
@@ -28,7 +37,11 @@ export class EnvelopeInterceptor implements NestInterceptor {
       .handle()
       .pipe(
         map((value: unknown) =>
-          response.statusCode === 204 ? undefined : this.wrap(value, request),
+          response.statusCode === 204
+            ? undefined
+            : value instanceof StreamableFile
+              ? value
+              : this.wrap(value, request),
         ),
       );
   }

@@ -40,6 +40,8 @@ export function configureHttpApp(
   const metrics = app.get(MetricsService);
   const server = app.getHttpAdapter().getInstance() as express.Express;
   server.disable('x-powered-by');
+  // The client address (request.ip) comes from X-Forwarded-For only through trusted proxies.
+  if (config.trustedProxies.length > 0) server.set('trust proxy', config.trustedProxies);
   app.useWebSocketAdapter(new WsAdapter(app));
 
   app.use((request: RequestWithContext, response: Response, next: NextFunction) => {

@@ -17,6 +17,7 @@ import { AlertSearchReplaced1764000000014 } from './1764000000014-alert-search-r
 import { NotificationIdempotencyKey1764000000015 } from './1764000000015-notification-idempotency-key.js';
 import { AlertDispatchResolution1764000000016 } from './1764000000016-alert-dispatch-resolution.js';
 import { AlertDispatchOutbox1764000000017 } from './1764000000017-alert-dispatch-outbox.js';
+import { SessionRevocation1764000000018 } from './1764000000018-session-revocation.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -43,4 +44,5 @@ export const MIGRATIONS: MigrationClass[] = [
   NotificationIdempotencyKey1764000000015,
   AlertDispatchResolution1764000000016,
   AlertDispatchOutbox1764000000017,
+  SessionRevocation1764000000018,
 ];

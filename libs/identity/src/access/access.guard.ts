@@ -32,6 +32,7 @@ interface Identity {
   account: Account;
   token: ApiToken | null;
   via: Principal['via'];
+  session: Principal['session'];
   /** The token's membership in its organization, already read while verifying it. */
   tokenMembership?: Membership | null;
   /** The path's project, when it was read along with the credential (null: none exists). */
@@ -162,6 +163,7 @@ export class AccessGuard implements CanActivate {
         account: verified.account,
         token: verified.token,
         via: 'token',
+        session: null,
         tokenMembership: verified.membership,
         project: verified.project,
       };
@@ -181,7 +183,13 @@ export class AccessGuard implements CanActivate {
         );
       }
     }
-    return { account: verified.account, token: null, via: credential.kind };
+    const { id, issuedAt } = verified.session;
+    return {
+      account: verified.account,
+      token: null,
+      via: credential.kind,
+      session: { id, issuedAt },
+    };
   }
 
   private async projectTenant(

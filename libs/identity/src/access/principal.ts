@@ -15,6 +15,8 @@ export interface Principal {
   /** Present when a static token was presented. */
   token: ApiToken | null;
   via: 'bearer' | 'cookie' | 'token';
+  /** The login session when a JWT (bearer or cookie) was presented: its id and issue time. */
+  session: { id: string; issuedAt: Date } | null;
   /** The organization the request acts in (null on account-wide routes). */
   organizationId: string | null;
   projectId: string | null;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Account, EmailVerification } from '../entities.js';
+import { loginKey } from './login-key.js';
 
 /** First key of the per-login advisory locks (the second is a hash of the login). */
 const ACCOUNT_LOGIN_LOCK = 1_764_000_000;
@@ -18,7 +19,7 @@ export class AccountsRepository {
     return this.dataSource.getRepository(Account).findOneBy({ id });
   }
 
-  /** Logins compare case-insensitively (backed by the unique index on lower(login)). */
+  /** Logins compare in their normalized form (loginKey), backed by its unique index. */
   findByLogin(
     login: string,
     manager: EntityManager = this.dataSource.manager,
@@ -26,9 +27,40 @@ export class AccountsRepository {
     return manager
       .getRepository(Account)
       .createQueryBuilder('account')
-      .addSelect('account.passwordHash')
-      .where('lower(account.login) = lower(:login)', { login: login.trim() })
+      .addSelect(['account.passwordHash', 'account.sessionsValidAfter'])
+      .where('account.loginKey = :key', { key: loginKey(login) })
       .getOne();
+  }
+
+  /** The account with its password hash and sessions_valid_after, which ordinary reads leave out. */
+  findWithPasswordHash(id: string): Promise<Account | null> {
+    return this.dataSource
+      .getRepository(Account)
+      .createQueryBuilder('account')
+      .addSelect(['account.passwordHash', 'account.sessionsValidAfter'])
+      .where('account.id = :id', { id })
+      .getOne();
+  }
+
+  /**
+   * Sets a new password and ends the account's sessions: JWTs issued before
+   * `sessionsValidAfter` are refused from then on. `verifyEmail` also marks the login
+   * verified (a reset link proves the mailbox, as the verification link does).
+   */
+  async changePassword(
+    manager: EntityManager,
+    id: string,
+    change: { passwordHash: string; sessionsValidAfter: Date; verifyEmail: boolean },
+    now: Date,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE account
+          SET password_hash = $2, sessions_valid_after = $3, updated_at = $4,
+              email_verified_at = CASE WHEN $5 THEN COALESCE(email_verified_at, $4)
+                                       ELSE email_verified_at END
+        WHERE id = $1`,
+      [id, change.passwordHash, change.sessionsValidAfter, now, change.verifyEmail],
+    );
   }
 
   create(
@@ -39,13 +71,15 @@ export class AccountsRepository {
     >,
     now: Date,
   ): Promise<Account> {
-    return manager
-      .getRepository(Account)
-      .save(
-        manager
-          .getRepository(Account)
-          .create({ ...fields, login: fields.login.trim(), createdAt: now, updatedAt: now }),
-      );
+    return manager.getRepository(Account).save(
+      manager.getRepository(Account).create({
+        ...fields,
+        login: fields.login.trim(),
+        loginKey: loginKey(fields.login),
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
   }
 
   async update(

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { Account, ApiToken, Membership, Project } from '../entities.js';
 import { LAST_USED_RESOLUTION_SECONDS, TokensRepository } from '../tokens/tokens.repository.js';
 import { sha256 } from './secrets.js';
-import { SessionTokens } from './session-tokens.js';
+import { type SessionClaims, SessionTokens } from './session-tokens.js';
+import { SessionsRepository } from './sessions.repository.js';
 
 /**
  * Turns a presented credential into an account, the same way for REST requests and WebSocket
@@ -15,16 +15,23 @@ export class CredentialVerifier {
   constructor(
     private readonly clock: Clock,
     private readonly sessions: SessionTokens,
-    private readonly accounts: AccountsRepository,
+    private readonly sessionStore: SessionsRepository,
     private readonly tokens: TokensRepository,
   ) {}
 
-  /** A valid, unexpired session JWT of a verified account. */
-  async session(jwt: string): Promise<{ account: Account; expiresAt: Date } | null> {
+  /**
+   * A valid, unexpired session JWT of a verified account that was not ended since: neither
+   * logged out (its id revoked) nor issued before the account's sessions_valid_after.
+   */
+  async session(
+    jwt: string,
+  ): Promise<{ account: Account; expiresAt: Date; session: SessionClaims } | null> {
     const claims = jwt ? await this.sessions.verify(jwt) : null;
     if (!claims) return null;
-    const account = await this.accounts.findById(claims.accountId);
-    return account?.emailVerifiedAt ? { account, expiresAt: claims.expiresAt } : null;
+    const found = await this.sessionStore.findSessionAccount(claims.accountId, claims.id);
+    if (!found || found.revoked || !found.account.emailVerifiedAt) return null;
+    if (found.sessionsValidAfter && claims.issuedAt < found.sessionsValidAfter) return null;
+    return { account: found.account, expiresAt: claims.expiresAt, session: claims };
   }
 
   /**

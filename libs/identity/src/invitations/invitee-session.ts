@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type AuditActor, sessionIdOf } from '@platform/audit';
+import type { AuditActor } from '@platform/audit';
 import type { Request } from 'express';
 import {
   CSRF_HEADER,
@@ -62,7 +62,7 @@ export class InviteeSessions {
       account: verified.account,
       actor: {
         accountId: verified.account.id,
-        credential: { kind, id: sessionIdOf(credential.value) },
+        credential: { kind, id: verified.session.id },
       },
     };
   }

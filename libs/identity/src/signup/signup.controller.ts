@@ -1,13 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@platform/core';
-import { serialize } from 'cookie';
-import type { Response } from 'express';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../access/credentials.js';
+import type { Request, Response } from 'express';
+import { page, wantsPage } from '../auth/html-page.js';
 import { LoginService } from '../auth/login.service.js';
-import { randomSecret } from '../auth/secrets.js';
-import { SESSION_TTL_SECONDS } from '../auth/session-tokens.js';
-import { notFound } from '../identity-exception.js';
+import { clearSession, presentedSessions, sendSession } from '../auth/session-cookies.js';
+import { IdentityException, notFound } from '../identity-exception.js';
 import { LegalRepository } from './legal.repository.js';
 import { LoginBody, ResendVerificationBody, SignupBody, VerifyEmailBody } from './signup.dto.js';
 import { SignupService } from './signup.service.js';
@@ -48,6 +46,36 @@ export class SignupController {
     return this.signups.verify(body.token);
   }
 
+  /**
+   * The link in the verification e-mail: verifies like POST and answers a short page, or the
+   * JSON envelope to `Accept: application/json`.
+   */
+  @Get('verify-email')
+  async verifyEmailLink(
+    @Query('token') token: unknown,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const html = wantsPage(request, true);
+    try {
+      const verified = await this.signups.verify(typeof token === 'string' ? token : '');
+      if (!html) return verified;
+      return page(response, 200, {
+        title: 'E-mail address verified',
+        paragraphs: ['Your e-mail address is verified. You can log in now.'],
+      });
+    } catch (error) {
+      if (!html || !(error instanceof IdentityException)) throw error;
+      return page(response, error.status, {
+        title: 'This link does not work',
+        paragraphs: [
+          'The verification link is unknown, was already used or has expired.',
+          'If your address is verified already, just log in; otherwise ask for a new link.',
+        ],
+      });
+    }
+  }
+
   @Post('resend-verification')
   @HttpCode(202)
   resendVerification(@Body() body: ResendVerificationBody) {
@@ -57,21 +85,17 @@ export class SignupController {
   /** The JWT goes out in the Authorization header; browsers also get the session and CSRF cookies. */
   @Post('login')
   @HttpCode(200)
-  async login(@Body() body: LoginBody, @Res({ passthrough: true }) response: Response) {
-    const { account, token, expiresAt } = await this.logins.login(body.login, body.password);
-    const cookie = {
-      path: '/',
-      secure: true,
-      sameSite: 'lax' as const,
-      maxAge: SESSION_TTL_SECONDS,
-    };
-    response.setHeader('Authorization', `Bearer ${token}`);
-    response.setHeader('Access-Control-Expose-Headers', 'Authorization');
-    response.setHeader('Set-Cookie', [
-      serialize(SESSION_COOKIE, token, { ...cookie, httpOnly: true }),
-      serialize(CSRF_COOKIE, randomSecret('', 24), cookie),
-    ]);
-    response.setHeader('Cache-Control', 'no-store');
+  async login(
+    @Body() body: LoginBody,
+    @Ip() address: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const { account, token, expiresAt } = await this.logins.login(
+      body.login,
+      body.password,
+      address ?? null,
+    );
+    sendSession(response, token);
     return {
       account_id: account.id,
       login: account.login,
@@ -80,13 +104,15 @@ export class SignupController {
     };
   }
 
+  /**
+   * Ends the session the request presents (its JWT and cookie are refused from then on, on
+   * every replica; other sessions of the account stay) and clears the cookies. Answers 204
+   * also without a valid session, so a browser can always clear its cookies.
+   */
   @Post('logout')
   @HttpCode(204)
-  logout(@Res({ passthrough: true }) response: Response): void {
-    const expired = { path: '/', secure: true, sameSite: 'lax' as const, expires: new Date(0) };
-    response.setHeader('Set-Cookie', [
-      serialize(SESSION_COOKIE, '', { ...expired, httpOnly: true }),
-      serialize(CSRF_COOKIE, '', expired),
-    ]);
+  async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    await this.logins.logout(presentedSessions(request));
+    clearSession(response);
   }
 }

@@ -14,13 +14,17 @@ export class TokensController {
   @Post('tokens')
   @Authenticated({ scope: 'organization', permission: 'tokens:create', interactiveOnly: true })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenBody) {
-    return this.tokens.mint(principal, organizationOf(principal), body.token);
+    return this.tokens.mint(principal, organizationOf(principal), body.token, {
+      currentPassword: body.current_password,
+    });
   }
 
   @Post('organizations/:org_id/api_tokens')
   @Authenticated({ scope: 'organization', permission: 'tokens:create', interactiveOnly: true })
   createForOrganization(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenBody) {
-    return this.tokens.mint(principal, organizationOf(principal), body.token);
+    return this.tokens.mint(principal, organizationOf(principal), body.token, {
+      currentPassword: body.current_password,
+    });
   }
 
   @Get('tokens')

@@ -1,10 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsNotEmpty,
+  IsOptional,
   IsString,
   Matches,
   MaxLength,
@@ -12,6 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { isValidScope, SCOPE_LEVELS } from '../access/permissions.js';
+import { MAX_PASSWORD_LENGTH } from '../auth/passwords.js';
 
 function IsScope(): PropertyDecorator {
   return (target, propertyName) =>
@@ -51,4 +53,12 @@ export class CreateTokenBody {
   @ValidateNested()
   @Type(() => TokenFields)
   token!: TokenFields;
+
+  @ApiPropertyOptional({
+    description: 'the account password; needed when the session is older than 15 minutes',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_PASSWORD_LENGTH)
+  current_password?: string;
 }

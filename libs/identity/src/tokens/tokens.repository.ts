@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { preparedQuery } from '@platform/database';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { Account, ApiToken, Membership, type Project } from '../entities.js';
 import { projectFromRow } from '../organizations/projects.repository.js';
 
@@ -153,8 +153,11 @@ export class TokensRepository {
     return { token, account, membership, project };
   }
 
-  create(fields: Omit<ApiToken, 'id' | 'lastUsedAt' | 'revokedAt'>): Promise<ApiToken> {
-    const repository = this.dataSource.getRepository(ApiToken);
+  create(
+    manager: EntityManager,
+    fields: Omit<ApiToken, 'id' | 'lastUsedAt' | 'revokedAt'>,
+  ): Promise<ApiToken> {
+    const repository = manager.getRepository(ApiToken);
     return repository.save(repository.create({ ...fields, lastUsedAt: null, revokedAt: null }));
   }
 
@@ -165,24 +168,40 @@ export class TokensRepository {
     });
   }
 
-  /** Revokes a live token of the organization (optionally only one owned by `ownerId`); false when none matched. */
+  /**
+   * Revokes a live token of the organization (optionally only one owned by `ownerId`); the
+   * revoked token, or null when none matched.
+   */
   async revoke(
+    manager: EntityManager,
     id: string,
     organizationId: string,
     ownerId: string | null,
     now: Date,
-  ): Promise<boolean> {
-    const query = this.dataSource
-      .createQueryBuilder()
-      .update(ApiToken)
-      .set({ revokedAt: now })
-      .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', {
-        id,
-        organizationId,
-      });
-    if (ownerId) query.andWhere('account_id = :ownerId', { ownerId });
-    const result = await query.execute();
-    return (result.affected ?? 0) > 0;
+  ): Promise<Pick<ApiToken, 'id' | 'accountId' | 'projectId' | 'name' | 'kind'> | null> {
+    const rows: Array<
+      Pick<ApiToken, 'id' | 'name' | 'kind'> & {
+        account_id: string;
+        project_id: string | null;
+      }
+    > = await manager.query(
+      `WITH revoked AS (
+         UPDATE api_token SET revoked_at = $4
+          WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
+            AND ($3::uuid IS NULL OR account_id = $3)
+          RETURNING id, account_id, project_id, name, kind)
+       SELECT * FROM revoked`,
+      [id, organizationId, ownerId, now],
+    );
+    if (rows.length === 0) return null;
+    const [row] = rows;
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      projectId: row.project_id,
+      name: row.name,
+      kind: row.kind,
+    };
   }
 
   async touch(id: string, now: Date): Promise<void> {

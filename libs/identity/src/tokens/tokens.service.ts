@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { actorOf, AuditLog } from '@platform/audit';
 import { Clock } from '@platform/core';
+import { DataSource } from 'typeorm';
 import { allows, scopesAllow } from '../access/permissions.js';
 import type { Principal } from '../access/principal.js';
+import { Reauthentication } from '../auth/reauthentication.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import type { ApiToken, TokenKind } from '../entities.js';
 import { notFound } from '../identity-exception.js';
@@ -25,11 +28,27 @@ export function tokenView(token: ApiToken) {
   };
 }
 
+export interface MintOptions {
+  kind?: TokenKind;
+  /** The project an ingest token is bound to. */
+  projectId?: string | null;
+  /** The body's `current_password`, for a session older than the reauthentication window. */
+  currentPassword?: string;
+}
+
+/**
+ * Static tokens. Minting needs a fresh login or the current password (Reauthentication), and
+ * minting and revoking are audited (`tokens.create`, `tokens.revoke`, target the token) in the
+ * transaction that makes the change.
+ */
 @Injectable()
 export class TokensService {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly tokens: TokensRepository,
+    private readonly reauthentication: Reauthentication,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Mints a token; its raw value is in this response only, the database keeps its hash. */
@@ -37,20 +56,34 @@ export class TokensService {
     principal: Principal,
     organizationId: string,
     fields: TokenFields,
-    kind: TokenKind = 'api',
-    projectId: string | null = null,
+    { kind = 'api', projectId = null, currentPassword }: MintOptions = {},
   ) {
+    await this.reauthentication.assertFreshOrPassword(principal, currentPassword);
     const raw = randomSecret(TOKEN_PREFIX[kind]);
-    const token = await this.tokens.create({
-      organizationId,
-      accountId: principal.account.id,
-      projectId,
-      name: fields.name.trim(),
-      kind,
-      tokenHash: sha256(raw),
-      last4: raw.slice(-4),
-      scopes: [...new Set(fields.scopes)],
-      createdAt: this.clock.now(),
+    const token = await this.dataSource.transaction(async (manager) => {
+      const created = await this.tokens.create(manager, {
+        organizationId,
+        accountId: principal.account.id,
+        projectId,
+        name: fields.name.trim(),
+        kind,
+        tokenHash: sha256(raw),
+        last4: raw.slice(-4),
+        scopes: [...new Set(fields.scopes)],
+        createdAt: this.clock.now(),
+      });
+      await this.audit.record(
+        {
+          actor: actorOf(principal),
+          action: 'tokens.create',
+          organizationId,
+          projectId,
+          target: { type: 'api_token', id: created.id },
+          details: { name: created.name, kind, scopes: created.scopes },
+        },
+        manager,
+      );
+      return created;
     });
     return { ...tokenView(token), token: raw };
   }
@@ -65,12 +98,26 @@ export class TokensService {
       principal.permissions !== null &&
       allows(principal.permissions, 'tokens', 'delete') &&
       (!principal.token || scopesAllow(principal.token.scopes, 'tokens', 'delete'));
-    const revoked = await this.tokens.revoke(
-      id,
-      organizationId,
-      canRevokeAny ? null : principal.account.id,
-      this.clock.now(),
-    );
-    if (!revoked) throw notFound('Token');
+    await this.dataSource.transaction(async (manager) => {
+      const revoked = await this.tokens.revoke(
+        manager,
+        id,
+        organizationId,
+        canRevokeAny ? null : principal.account.id,
+        this.clock.now(),
+      );
+      if (!revoked) throw notFound('Token');
+      await this.audit.record(
+        {
+          actor: actorOf(principal),
+          action: 'tokens.revoke',
+          organizationId,
+          projectId: revoked.projectId,
+          target: { type: 'api_token', id: revoked.id },
+          details: { name: revoked.name, kind: revoked.kind, owner_account_id: revoked.accountId },
+        },
+        manager,
+      );
+    });
   }
 }

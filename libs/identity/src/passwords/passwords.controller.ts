@@ -1,0 +1,108 @@
+import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '@platform/core';
+import type { Request, Response } from 'express';
+import { Authenticated } from '../access/authenticated.decorator.js';
+import { CurrentPrincipal, type Principal } from '../access/principal.js';
+import { escapeHtml, page, wantsPage } from '../auth/html-page.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
+import { sendSession } from '../auth/session-cookies.js';
+import { IdentityException } from '../identity-exception.js';
+import { PasswordChangeService } from './password-change.service.js';
+import { PasswordResetService } from './password-reset.service.js';
+import {
+  ChangePasswordBody,
+  ConfirmPasswordResetBody,
+  PasswordResetBody,
+} from './passwords.dto.js';
+
+/** The form the reset e-mail's link opens; it posts to /password-reset/confirm. */
+function resetForm(token: string): string {
+  const field = (name: string, label: string) =>
+    `<label for="${name}">${label}</label><input id="${name}" name="${name}" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="${MAX_PASSWORD_LENGTH}">`;
+  return `<form method="post" action="password-reset/confirm">
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+${field('password', 'New password')}
+${field('password-confirm', 'New password again')}
+<button type="submit">Set the new password</button>
+</form>`;
+}
+
+@ApiTags('accounts')
+@Controller()
+export class PasswordsController {
+  constructor(
+    private readonly changes: PasswordChangeService,
+    private readonly resets: PasswordResetService,
+  ) {}
+
+  /**
+   * Changes the password (login sessions only): every other session of the account ends; this
+   * one continues with the fresh JWT and cookies of the answer, as a login hands out.
+   */
+  @Post('accounts/me/password')
+  @HttpCode(200)
+  @Authenticated({ scope: 'account', interactiveOnly: true })
+  async change(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChangePasswordBody,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const { account, token, expiresAt } = await this.changes.change(
+      principal,
+      body.current_password,
+      body.password,
+    );
+    sendSession(response, token);
+    return {
+      account_id: account.id,
+      login: account.login,
+      name: account.name,
+      expires_at: expiresAt,
+    };
+  }
+
+  /** Always 202 with the same body: whether the login exists is not told. */
+  @Public()
+  @Post('password-reset')
+  @HttpCode(202)
+  requestReset(@Body() body: PasswordResetBody) {
+    return this.resets.request(body.login);
+  }
+
+  /** The page the reset e-mail's link opens: a form for the new password. */
+  @Public()
+  @Get('password-reset')
+  resetPage(@Query('token') token: unknown, @Res({ passthrough: true }) response: Response) {
+    return page(response, 200, {
+      title: 'Choose a new password',
+      paragraphs: [
+        `At least ${MIN_PASSWORD_LENGTH} characters. Every session of your account ends once it is set.`,
+      ],
+      formHtml: resetForm(typeof token === 'string' ? token : ''),
+    });
+  }
+
+  /** JSON for API clients; the reset page's form post (which prefers HTML) gets a page. */
+  @Public()
+  @Post('password-reset/confirm')
+  @HttpCode(200)
+  async confirmReset(
+    @Body() body: ConfirmPasswordResetBody,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const html = wantsPage(request, false);
+    try {
+      const done = await this.resets.confirm(body.token, body.password);
+      if (!html) return done;
+      return page(response, 200, { title: 'Password changed', paragraphs: [done.success] });
+    } catch (error) {
+      if (!html || !(error instanceof IdentityException)) throw error;
+      return page(response, error.status, {
+        title: 'This link does not work',
+        paragraphs: [error.message, 'Ask for a new link to reset your password.'],
+      });
+    }
+  }
+}
