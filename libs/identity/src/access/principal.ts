@@ -9,7 +9,7 @@ export interface Principal {
   /** Present when a static token was presented. */
   token: ApiToken | null;
   via: 'bearer' | 'cookie' | 'token';
-  /** The organization the request acts in (null on account-wide routes). */
+  /** The organization the request acts in (null on account-wide routes, see confinementOf). */
   organizationId: string | null;
   projectId: string | null;
   /** The caller's membership in that organization (null for platform admins without one). */
@@ -31,4 +31,13 @@ export const CurrentPrincipal = createParamDecorator(
 export function organizationOf(principal: Principal): string {
   if (!principal.organizationId) throw new Error('route is not organization-scoped');
   return principal.organizationId;
+}
+
+/**
+ * The one organization an account-wide route may show or change for this caller: a static
+ * token's own, as a token acts only inside its organization; null for a login session, which
+ * sees the account across all of its organizations.
+ */
+export function confinementOf(principal: Principal): string | null {
+  return principal.token?.organizationId ?? null;
 }

@@ -2,7 +2,12 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiTags } from '@nestjs/swagger';
 import { Clock, IdParam as Id } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
-import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import {
+  confinementOf,
+  CurrentPrincipal,
+  organizationOf,
+  type Principal,
+} from '../access/principal.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { CreateProjectBody, UpdateMembershipBody } from './organizations.dto.js';
 import { membershipView, OrganizationsService, projectView } from './organizations.service.js';
@@ -18,10 +23,13 @@ export class OrganizationsController {
     private readonly memberships: MembershipsRepository,
   ) {}
 
+  /** The caller's organizations; a static token sees only its own. */
   @Get('organizations')
-  @Authenticated({ scope: 'account' })
-  listOrganizations(@CurrentPrincipal() principal: Principal) {
-    return this.projects.listOrganizations(principal.account.id);
+  @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
+  async listOrganizations(@CurrentPrincipal() principal: Principal) {
+    const confinedTo = confinementOf(principal);
+    const organizations = await this.projects.listOrganizations(principal.account.id);
+    return confinedTo ? organizations.filter((o) => o.id === confinedTo) : organizations;
   }
 
   @Get('organizations/:org_id/projects')
