@@ -152,15 +152,26 @@ describe('Action Cable protocol at /cable', () => {
     expect(await graces.settle(isMessageFor(NOTIFICATIONS_IDENTIFIER))).toEqual([]);
   });
 
-  it('authenticates with a static API token', async () => {
-    const token = await mintToken(t, ada.jwt, ['alerts:read']);
+  it('authenticates with a static API token that has notifications:read', async () => {
+    const token = await mintToken(t, ada.jwt, ['notifications:read']);
     expect(token).toMatch(/^hq_pat_/);
     const socket = await subscribed(token);
-    await t.get(NotificationPush).publish(ada.accountId, { event: 'read', unread_count: 1 });
+    await t
+      .get(NotificationPush)
+      .publish(
+        ada.accountId,
+        { event: 'read', unread_count: 3 },
+        { organizationId: ada.organizationId, unreadByOrganization: { [ada.organizationId]: 1 } },
+      );
     expect(await socket.waitFor(isMessageFor(NOTIFICATIONS_IDENTIFIER))).toEqual({
       identifier: NOTIFICATIONS_IDENTIFIER,
       message: { event: 'read', unread_count: 1 },
     });
+  });
+
+  it('disconnects a static token without notifications:read, never to reconnect', async () => {
+    const token = await mintToken(t, ada.jwt, ['alerts:read', 'organization:*']);
+    await expectUnauthorized(await open({ token }));
   });
 
   it('authenticates with the _hq_session cookie, unless the page is of another origin', async () => {
@@ -189,7 +200,7 @@ describe('Action Cable protocol at /cable', () => {
       .request()
       .post('/tokens')
       .set(bearer(ada.jwt))
-      .send({ token: { name: 'to revoke', scopes: ['alerts:read'] } })
+      .send({ token: { name: 'to revoke', scopes: ['notifications:read'] } })
       .expect(201);
     const { token, token_id: tokenId } = minted.body.data;
     await subscribed(token);

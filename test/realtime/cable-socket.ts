@@ -1,4 +1,4 @@
-import { AccountsRepository } from '@platform/identity';
+import { AccountsRepository, MembershipsRepository } from '@platform/identity';
 import type { TestApp } from '@platform/testing';
 import { WebSocket } from 'ws';
 import { login, signupBody } from '../support/identity.js';
@@ -127,12 +127,12 @@ export const isMessageFor =
 
 /**
  * A customer account through the real signup, verified directly (no worker or SMTP sink
- * needed), logged in through the real login: its id and session JWT.
+ * needed), logged in through the real login: its id, its organization and session JWT.
  */
 export async function verifiedAccount(
   t: TestApp,
   email: string,
-): Promise<{ accountId: string; jwt: string }> {
+): Promise<{ accountId: string; organizationId: string; jwt: string }> {
   await t
     .request()
     .post('/create-account')
@@ -143,5 +143,10 @@ export async function verifiedAccount(
   const accounts = t.get(AccountsRepository);
   const account = await accounts.findByLogin(email);
   await accounts.update(account!.id, { emailVerifiedAt: t.clock.now() }, t.clock.now());
-  return { accountId: account!.id, jwt: await login(t, email) };
+  const [membership] = await t.get(MembershipsRepository).listForAccount(account!.id);
+  return {
+    accountId: account!.id,
+    organizationId: membership.organization_id,
+    jwt: await login(t, email),
+  };
 }

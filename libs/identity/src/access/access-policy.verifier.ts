@@ -2,7 +2,7 @@ import { Injectable, OnApplicationBootstrap, RequestMethod } from '@nestjs/commo
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { PUBLIC_ROUTE } from '@platform/core';
-import { ACCESS_POLICY } from './authenticated.decorator.js';
+import { ACCESS_POLICY, type AccessPolicy } from './authenticated.decorator.js';
 
 export interface DeclaredRoute {
   controller: string;
@@ -54,7 +54,19 @@ export function declaredRoutes(
   return routes;
 }
 
-/** Refuses to start while any route declares neither @Public() nor @Authenticated(...). */
+/**
+ * An account-wide route has no permission for a static token's scopes to narrow, so it must
+ * name the scope a token needs, or take login sessions only.
+ */
+function namesTokenScope(policy: AccessPolicy): boolean {
+  if (policy.scope !== 'account' || policy.interactiveOnly) return true;
+  return policy.scopeResource !== undefined && policy.scopeLevel !== undefined;
+}
+
+/**
+ * Refuses to start while any route declares neither @Public() nor @Authenticated(...), or is
+ * account-wide without saying what a static token needs there.
+ */
 @Injectable()
 export class AccessPolicyVerifier implements OnApplicationBootstrap {
   constructor(
@@ -64,12 +76,17 @@ export class AccessPolicyVerifier implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const undeclared = declaredRoutes(this.discovery, this.scanner, this.reflector).filter(
-      (r) => !r.isPublic && !r.policy,
-    );
+    const routes = declaredRoutes(this.discovery, this.scanner, this.reflector);
+    const undeclared = routes.filter((r) => !r.isPublic && !r.policy);
     if (undeclared.length > 0) {
       throw new Error(
         `Routes without an access declaration (@Public or @Authenticated): ${undeclared.map((r) => `${r.controller}.${r.handler}`).join(', ')}`,
+      );
+    }
+    const unscoped = routes.filter((r) => r.policy && !namesTokenScope(r.policy as AccessPolicy));
+    if (unscoped.length > 0) {
+      throw new Error(
+        `Account-wide routes without a token scope (scopeResource and scopeLevel) or interactiveOnly: ${unscoped.map((r) => `${r.controller}.${r.handler}`).join(', ')}`,
       );
     }
   }

@@ -137,7 +137,8 @@ export class AccessGuard implements CanActivate {
           )
         : await this.resolveTenant(request, policy.scope, identity);
     const permissions = this.permissionsOf(identity.account, tenant.membership);
-    if (policy.permission) this.authorize(policy, identity, permissions);
+    if (policy.permission) this.checkPermission(policy.permission, permissions);
+    if (identity.token) this.checkScope(policy, identity.token);
 
     request.principal = { ...identity, ...tenant, permissions };
     if (request.context) {
@@ -263,21 +264,30 @@ export class AccessGuard implements CanActivate {
     return membership ? effectivePermissions(membership.role, membership.permissions) : null;
   }
 
-  private authorize(
-    policy: AccessPolicy,
-    identity: Identity,
+  private checkPermission(
+    permission: NonNullable<AccessPolicy['permission']>,
     permissions: Principal['permissions'],
   ): void {
-    const [category, level] = policy.permission!.split(':') as [Category, Level];
+    const [category, level] = permission.split(':') as [Category, Level];
     if (!permissions || !allows(permissions, category, level)) {
       throw new IdentityException(
         IdentityErrorCode.Forbidden,
         `Missing permission ${category}:${level}`,
       );
     }
+  }
+
+  /**
+   * A static token acts with the intersection of its owner's permissions and its scopes: the
+   * route's scope is its permission's, or the finer (or account-wide) one it names. A route
+   * naming neither (any member of the tenant) asks no scope.
+   */
+  private checkScope(policy: AccessPolicy, token: ApiToken): void {
+    const [category, level] = (policy.permission?.split(':') ?? []) as [Category?, Level?];
     const resource = policy.scopeResource ?? category;
     const scopeLevel = policy.scopeLevel ?? level;
-    if (identity.token && !scopesAllow(identity.token.scopes, resource, scopeLevel)) {
+    if (!resource || !scopeLevel) return;
+    if (!scopesAllow(token.scopes, resource, scopeLevel)) {
       throw new IdentityException(
         IdentityErrorCode.InsufficientScope,
         `The token's scopes do not cover ${resource}:${scopeLevel}`,

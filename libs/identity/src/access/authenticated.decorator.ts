@@ -3,7 +3,9 @@ import type { Category, Level } from './permissions.js';
 
 /**
  * Where a route's tenant comes from:
- * - account: account-wide, no organization (metadata.organization_id is null);
+ * - account: account-wide, no organization (metadata.organization_id is null); a static token
+ *   still acts only inside its own organization there (`confinementOf`), and needs the
+ *   route's scope (`scopeResource` and `scopeLevel`) unless the route is `interactiveOnly`;
  * - organization: the `org_id` path parameter, else the `organization_id` query parameter,
  *   else the token's organization, else the caller's only membership;
  * - project: the `project_id` path parameter, whose organization the caller must belong to.
@@ -14,11 +16,15 @@ export interface AccessPolicy {
   scope: TenantScope;
   /** `<category>:<level>`, e.g. `projects:create`; omitted: any member of the tenant. */
   permission?: `${Category}:${Level}`;
-  /** The static-token scope resource, when finer than the category (e.g. alert_routes). */
+  /**
+   * The static-token scope resource, when finer than the category (e.g. alert_routes), or on
+   * an account-wide route, where there is no permission (e.g. notifications).
+   */
   scopeResource?: string;
   /**
    * The level a static token's scope needs, when it differs from the permission's (creating
-   * an alert route needs `alerts:delete` of a member but only `alert_routes:write` of a token).
+   * an alert route needs `alerts:delete` of a member but only `alert_routes:write` of a token),
+   * or on an account-wide route.
    */
   scopeLevel?: Level;
   /**

@@ -107,8 +107,18 @@ export const ALERTING_SCOPE_RESOURCES = [
   'maintenance_windows',
 ] as const;
 
+/**
+ * Scope resources of account-wide routes, which no permission category covers: the
+ * notification center of the token's own organization (and the platform's broadcasts).
+ */
+export const ACCOUNT_SCOPE_RESOURCES = ['notifications'] as const;
+
 /** Resources a scope may name: the permission categories plus finer-grained ones. */
-export const SCOPE_RESOURCES: readonly string[] = [...CATEGORIES, ...ALERTING_SCOPE_RESOURCES];
+export const SCOPE_RESOURCES: readonly string[] = [
+  ...CATEGORIES,
+  ...ALERTING_SCOPE_RESOURCES,
+  ...ACCOUNT_SCOPE_RESOURCES,
+];
 
 export const SCOPE_PATTERN = /^([a-z_]+):(read|write|manage|\*)$/;
 

@@ -17,7 +17,7 @@ export interface Principal {
   via: 'bearer' | 'cookie' | 'token';
   /** The login session when a JWT (bearer or cookie) was presented: its id and issue time. */
   session: { id: string; issuedAt: Date } | null;
-  /** The organization the request acts in (null on account-wide routes). */
+  /** The organization the request acts in (null on account-wide routes, see confinementOf). */
   organizationId: string | null;
   projectId: string | null;
   /** The caller's membership in that organization (null for platform admins without one). */
@@ -53,4 +53,13 @@ export function principalMay(
   const [category, level] = permission.split(':') as [Category, Level];
   if (!principal.permissions || !allows(principal.permissions, category, level)) return false;
   return !principal.token || scopesAllow(principal.token.scopes, scopeResource ?? category, level);
+}
+
+/**
+ * The one organization an account-wide route may show or change for this caller: a static
+ * token's own, as a token acts only inside its organization; null for a login session, which
+ * sees the account across all of its organizations.
+ */
+export function confinementOf(principal: Principal): string | null {
+  return principal.token?.organizationId ?? null;
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../access/authenticated.decorator.js';
-import { CurrentPrincipal, type Principal } from '../access/principal.js';
+import { confinementOf, CurrentPrincipal, type Principal } from '../access/principal.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 
 @ApiTags('accounts')
@@ -9,11 +9,17 @@ import { MembershipsRepository } from '../organizations/memberships.repository.j
 export class AccountsController {
   constructor(private readonly memberships: MembershipsRepository) {}
 
-  /** Every membership and the organization this request resolves to (null when ambiguous). */
+  /**
+   * Every membership (a static token's own organization's only) and the organization this
+   * request resolves to (null when ambiguous).
+   */
   @Get('me')
-  @Authenticated({ scope: 'account' })
+  @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
   async me(@CurrentPrincipal() principal: Principal, @Query('organization_id') requested?: string) {
-    const memberships = await this.memberships.listForAccount(principal.account.id);
+    const confinedTo = confinementOf(principal);
+    const memberships = (await this.memberships.listForAccount(principal.account.id)).filter(
+      (m) => !confinedTo || m.organization_id === confinedTo,
+    );
     const current = principal.token
       ? principal.token.organizationId
       : requested

@@ -54,8 +54,10 @@ export class CredentialVerifier {
     if (!found) return null;
     const { token, account, membership, project } = found;
     if (token.kind !== 'api' && !(token.kind === 'ingest' && options.acceptIngest)) return null;
-    if (!account.emailVerifiedAt) return null;
-    if (!account.isPlatformAdmin && !membership) return null;
+    if (
+      !ownerMayUse(account.emailVerifiedAt !== null, account.isPlatformAdmin, membership !== null)
+    )
+      return null;
     // last_used_at has minute resolution: skip the write while the stored value is fresh.
     const now = this.clock.now();
     if (
@@ -66,4 +68,27 @@ export class CredentialVerifier {
     }
     return { account, token, membership, project };
   }
+
+  /**
+   * Of these API tokens (by id), those that would still authenticate: not revoked, and the
+   * owner still may use them. For re-checking credentials held by long-lived connections;
+   * records no use.
+   */
+  async liveApiTokens(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const tokens = await this.tokens.findActiveOwnership(ids);
+    return new Set(
+      tokens
+        .filter(
+          (t) =>
+            t.kind === 'api' && ownerMayUse(t.email_verified, t.is_platform_admin, t.is_member),
+        )
+        .map((t) => t.id),
+    );
+  }
+}
+
+/** A token's owner may use it while verified and a member of its organization (or a platform admin). */
+function ownerMayUse(emailVerified: boolean, platformAdmin: boolean, member: boolean): boolean {
+  return emailVerified && (platformAdmin || member);
 }

@@ -3,7 +3,12 @@ import { ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
 import { Clock, IdParam as Id } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
-import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import {
+  confinementOf,
+  CurrentPrincipal,
+  organizationOf,
+  type Principal,
+} from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { MembershipsService } from './memberships.service.js';
@@ -22,10 +27,13 @@ export class OrganizationsController {
     private readonly membershipChanges: MembershipsService,
   ) {}
 
+  /** The caller's organizations; a static token sees only its own. */
   @Get('organizations')
-  @Authenticated({ scope: 'account' })
-  listOrganizations(@CurrentPrincipal() principal: Principal) {
-    return this.projects.listOrganizations(principal.account.id);
+  @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
+  async listOrganizations(@CurrentPrincipal() principal: Principal) {
+    const confinedTo = confinementOf(principal);
+    const organizations = await this.projects.listOrganizations(principal.account.id);
+    return confinedTo ? organizations.filter((o) => o.id === confinedTo) : organizations;
   }
 
   @Get('organizations/:org_id/projects')

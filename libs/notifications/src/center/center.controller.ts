@@ -1,7 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Clock, IdParam, ListResult } from '@platform/core';
-import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import {
+  type AccessPolicy,
+  Authenticated,
+  confinementOf,
+  CurrentPrincipal,
+  type Principal,
+} from '@platform/identity';
 import type { Broadcast, NotificationAbsence } from '../entities.js';
 import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
 import { AbsencesRepository } from './absences.repository.js';
@@ -45,10 +51,26 @@ const broadcastView = (b: Broadcast) => ({
   published_at: b.publishedAt,
 });
 
-/** Account-wide: no organization context is needed for any of these. */
+/** A static token reads (notifications:read) and marks (write) its organization's notifications. */
+const READ_CENTER: AccessPolicy = {
+  scope: 'account',
+  scopeResource: 'notifications',
+  scopeLevel: 'read',
+};
+const MARK_READ: AccessPolicy = {
+  scope: 'account',
+  scopeResource: 'notifications',
+  scopeLevel: 'update',
+};
+
+/**
+ * Account-wide: no organization context is needed for any of these. A static token sees only
+ * its own organization's notifications; the account's own settings (absences here) and
+ * broadcast dismissals are not per organization, so only login sessions change or read them.
+ */
 @ApiTags('notifications')
 @Controller()
-@Authenticated({ scope: 'account' })
+@Authenticated({ scope: 'account', interactiveOnly: true })
 export class NotificationCenterController {
   constructor(
     private readonly clock: Clock,
@@ -58,6 +80,7 @@ export class NotificationCenterController {
   ) {}
 
   @Get('notifications')
+  @Authenticated(READ_CENTER)
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query('unread') unread?: string,
@@ -67,6 +90,7 @@ export class NotificationCenterController {
     const paging = clampPaging(limit, offset);
     const page = await this.center.list(
       principal.account.id,
+      confinementOf(principal),
       unreadFilter(unread),
       paging.limit,
       paging.offset,
@@ -75,23 +99,29 @@ export class NotificationCenterController {
   }
 
   @Get('notifications/unread_count')
+  @Authenticated(READ_CENTER)
   async unreadCount(@CurrentPrincipal() principal: Principal) {
-    return { unread_count: await this.center.unreadCount(principal.account.id) };
+    return {
+      unread_count: await this.center.unreadCount(principal.account.id, confinementOf(principal)),
+    };
   }
 
   @Patch('notifications/:id/read')
+  @Authenticated(MARK_READ)
   markRead(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
-    return this.center.markRead(principal.account.id, id);
+    return this.center.markRead(principal.account.id, confinementOf(principal), id);
   }
 
   @Post('notifications/mark_all_read')
   @HttpCode(200)
+  @Authenticated(MARK_READ)
   async markAllRead(@CurrentPrincipal() principal: Principal) {
-    await this.center.markAllRead(principal.account.id);
+    await this.center.markAllRead(principal.account.id, confinementOf(principal));
     return { ok: true };
   }
 
   @Get('notification_categories')
+  @Authenticated(READ_CENTER)
   async categories() {
     return (await this.center.categories()).map((c) => ({
       id: c.id,
@@ -144,8 +174,9 @@ export class NotificationCenterController {
     }
   }
 
+  /** Platform-wide, beyond any one organization: a platform admin's login session only. */
   @Post('admin/broadcasts')
-  @Authenticated({ scope: 'account', platformAdmin: true })
+  @Authenticated({ scope: 'account', platformAdmin: true, interactiveOnly: true })
   async publishBroadcast(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateBroadcastBody,
@@ -161,7 +192,9 @@ export class NotificationCenterController {
     return broadcastView(broadcast);
   }
 
+  /** The platform's banners, the same in every organization. */
   @Get('broadcasts/active')
+  @Authenticated(READ_CENTER)
   async activeBroadcasts(@CurrentPrincipal() principal: Principal) {
     return (await this.broadcasts.active(principal.account.id, this.clock.now())).map(
       broadcastView,

@@ -19,45 +19,65 @@ export class NotificationCenterService {
     private readonly push: NotificationPush,
   ) {}
 
-  list(accountId: string, unread: boolean | undefined, limit: number, offset: number) {
-    return this.repository.list(accountId, unread, limit, offset);
+  list(
+    accountId: string,
+    organizationId: string | null,
+    unread: boolean | undefined,
+    limit: number,
+    offset: number,
+  ) {
+    return this.repository.list(accountId, organizationId, unread, limit, offset);
   }
 
-  unreadCount(accountId: string): Promise<number> {
-    return this.repository.unreadCount(accountId);
+  unreadCount(accountId: string, organizationId: string | null): Promise<number> {
+    return this.repository.unreadCount(accountId, organizationId);
   }
 
   categories(): Promise<NotificationCategory[]> {
     return this.repository.categories();
   }
 
-  async markRead(accountId: string, id: string): Promise<{ id: string; read_at: Date }> {
-    const marked = await this.repository.markRead(accountId, id, this.clock.now());
+  /** Marks one notification read; another account's, or another organization's, is 404. */
+  async markRead(
+    accountId: string,
+    organizationId: string | null,
+    id: string,
+  ): Promise<{ id: string; read_at: Date }> {
+    const marked = await this.repository.markRead(accountId, organizationId, id, this.clock.now());
     if (!marked) {
       throw new NotificationsException(NotificationsErrorCode.NotFound, 'Notification not found');
     }
-    await this.publish(accountId, {
-      event: 'read',
-      notification: { ...marked },
-      unread_count: await this.unreadCount(accountId),
-    });
+    const view = { id: marked.id, read_at: marked.read_at };
+    await this.publish(accountId, { event: 'read', notification: view }, marked.organization_id);
+    return view;
+  }
+
+  /** Marks read every unread notification of the organization, or (null) of every one. */
+  async markAllRead(accountId: string, organizationId: string | null): Promise<number> {
+    const marked = await this.repository.markAllRead(accountId, organizationId, this.clock.now());
+    await this.publish(accountId, { event: 'all_read' }, organizationId);
     return marked;
   }
 
-  async markAllRead(accountId: string): Promise<number> {
-    const marked = await this.repository.markAllRead(accountId, this.clock.now());
-    await this.publish(accountId, {
-      event: 'all_read',
-      unread_count: await this.unreadCount(accountId),
-    });
-    return marked;
-  }
-
-  /** Open sockets learn of the change; a failed push never fails the request (clients poll too). */
-  private async publish(accountId: string, push: NotificationPushMessage): Promise<void> {
-    await this.push
-      .publish(accountId, push)
-      .catch((error: Error) => this.logger.warn(`push to ${accountId} failed: ${error.message}`));
+  /**
+   * Open sockets learn of the change, with the unread counts as of now; a failed push never
+   * fails the request (clients poll too).
+   */
+  private async publish(
+    accountId: string,
+    push: Omit<NotificationPushMessage, 'unread_count'>,
+    organizationId: string | null,
+  ): Promise<void> {
+    try {
+      const counts = (await this.repository.unreadCounts([accountId])).get(accountId)!;
+      await this.push.publish(
+        accountId,
+        { ...push, unread_count: counts.total },
+        { organizationId, unreadByOrganization: counts.byOrganization },
+      );
+    } catch (error) {
+      this.logger.warn(`push to ${accountId} failed: ${(error as Error).message}`);
+    }
   }
 }
 

@@ -37,6 +37,18 @@ const INSERTED = `n.id, n.category_key AS category, n.event_type, n.organization
   (SELECT o.name FROM organization o WHERE o.id = n.organization_id) AS organization_name,
   n.payload, n.read_at, n.created_at, n.account_id, n.idempotency_key`;
 
+/**
+ * `n` is of the organization in parameter $2, or any when it is null: a static token's requests
+ * see only its own organization's notifications, a login session's all of the account's.
+ */
+const IN_ORGANIZATION = '($2::uuid IS NULL OR n.organization_id = $2::uuid)';
+
+/** Unread notifications of an account: in all, and per organization (those of none only count in all). */
+export interface UnreadCounts {
+  total: number;
+  byOrganization: Record<string, number>;
+}
+
 /** The in-app notifications of accounts; every query is bound to one account. */
 @Injectable()
 export class NotificationCenterRepository {
@@ -48,6 +60,7 @@ export class NotificationCenterRepository {
 
   async list(
     accountId: string,
+    organizationId: string | null,
     unread: boolean | undefined,
     limit: number,
     offset: number,
@@ -55,47 +68,77 @@ export class NotificationCenterRepository {
     const filter =
       unread === undefined ? '' : unread ? 'AND n.read_at IS NULL' : 'AND n.read_at IS NOT NULL';
     const items: NotificationView[] = await this.dataSource.query(
-      `${VIEW} WHERE n.account_id = $1 ${filter} ORDER BY n.created_at DESC, n.id DESC LIMIT $2 OFFSET $3`,
-      [accountId, limit, offset],
+      `${VIEW} WHERE n.account_id = $1 AND ${IN_ORGANIZATION} ${filter}
+        ORDER BY n.created_at DESC, n.id DESC LIMIT $3 OFFSET $4`,
+      [accountId, organizationId, limit, offset],
     );
     const totals: Array<{ total: number }> = await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM notification n WHERE n.account_id = $1 ${filter}`,
-      [accountId],
+      `SELECT count(*)::int AS total FROM notification n
+        WHERE n.account_id = $1 AND ${IN_ORGANIZATION} ${filter}`,
+      [accountId, organizationId],
     );
     return { items, total: totals[0].total };
   }
 
-  async unreadCount(accountId: string): Promise<number> {
+  async unreadCount(accountId: string, organizationId: string | null): Promise<number> {
     const rows: Array<{ count: number }> = await this.dataSource.query(
-      'SELECT count(*)::int AS count FROM notification WHERE account_id = $1 AND read_at IS NULL',
-      [accountId],
+      `SELECT count(*)::int AS count FROM notification n
+        WHERE n.account_id = $1 AND ${IN_ORGANIZATION} AND n.read_at IS NULL`,
+      [accountId, organizationId],
     );
     return rows[0].count;
   }
 
-  /** Marks one notification read (keeping an earlier read_at); null when it is not the account's. */
+  /** Each account's unread notifications, in all and per organization, in one statement. */
+  async unreadCounts(accountIds: readonly string[]): Promise<Map<string, UnreadCounts>> {
+    const rows: Array<{ account_id: string; organization_id: string | null; n: number }> =
+      await this.dataSource.query(
+        `SELECT account_id, organization_id, count(*)::int AS n FROM notification
+          WHERE account_id = ANY($1::uuid[]) AND read_at IS NULL
+          GROUP BY account_id, organization_id`,
+        [accountIds],
+      );
+    const counts = new Map<string, UnreadCounts>(
+      accountIds.map((id) => [id, { total: 0, byOrganization: {} }]),
+    );
+    for (const row of rows) {
+      const count = counts.get(row.account_id)!;
+      count.total += row.n;
+      if (row.organization_id) count.byOrganization[row.organization_id] = row.n;
+    }
+    return counts;
+  }
+
+  /**
+   * Marks one notification read (keeping an earlier read_at); null when it is not the
+   * account's, or not of the organization given.
+   */
   async markRead(
     accountId: string,
+    organizationId: string | null,
     id: string,
     now: Date,
-  ): Promise<{ id: string; read_at: Date } | null> {
-    const rows: Array<{ id: string; read_at: Date }> = await this.dataSource.query(
-      `WITH marked AS (
-         UPDATE notification SET read_at = COALESCE(read_at, $3)
-          WHERE account_id = $1 AND id = $2 RETURNING id, read_at)
-       SELECT id, read_at FROM marked`,
-      [accountId, id, now],
-    );
+  ): Promise<{ id: string; read_at: Date; organization_id: string | null } | null> {
+    const rows: Array<{ id: string; read_at: Date; organization_id: string | null }> =
+      await this.dataSource.query(
+        `WITH marked AS (
+           UPDATE notification n SET read_at = COALESCE(n.read_at, $4)
+            WHERE n.account_id = $1 AND ${IN_ORGANIZATION} AND n.id = $3
+            RETURNING n.id, n.read_at, n.organization_id)
+         SELECT id, read_at, organization_id FROM marked`,
+        [accountId, organizationId, id, now],
+      );
     return rows[0] ?? null;
   }
 
-  /** Every unread notification of the account, in every organization. */
-  async markAllRead(accountId: string, now: Date): Promise<number> {
+  /** Every unread notification of the account, of one organization or (null) of all. */
+  async markAllRead(accountId: string, organizationId: string | null, now: Date): Promise<number> {
     const rows: Array<{ n: number }> = await this.dataSource.query(
       `WITH marked AS (
-         UPDATE notification SET read_at = $2 WHERE account_id = $1 AND read_at IS NULL RETURNING 1)
+         UPDATE notification n SET read_at = $3
+          WHERE n.account_id = $1 AND ${IN_ORGANIZATION} AND n.read_at IS NULL RETURNING 1)
        SELECT count(*)::int AS n FROM marked`,
-      [accountId, now],
+      [accountId, organizationId, now],
     );
     return rows[0].n;
   }

@@ -9,9 +9,14 @@ import { type PreferenceRow, PreferencesRepository } from './preferences.reposit
 
 export const MAX_PREFERENCE_ROWS = 200;
 
+/**
+ * The account's notification preferences. They are not per organization (an alert e-mail
+ * switched off is off in every organization), so only login sessions read or change them:
+ * a static token acts only inside its own organization.
+ */
 @ApiTags('notifications')
 @Controller('notification_preferences')
-@Authenticated({ scope: 'account' })
+@Authenticated({ scope: 'account', interactiveOnly: true })
 export class PreferencesController {
   constructor(
     private readonly clock: Clock,

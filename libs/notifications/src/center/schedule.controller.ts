@@ -21,9 +21,13 @@ interface ScheduleFields {
   digest_hour: number;
 }
 
+/**
+ * The account's e-mail schedule, one for all of its organizations: only login sessions read or
+ * change it, as a static token acts only inside its own organization.
+ */
 @ApiTags('notifications')
 @Controller('notification_schedule')
-@Authenticated({ scope: 'account' })
+@Authenticated({ scope: 'account', interactiveOnly: true })
 export class ScheduleController {
   constructor(
     private readonly clock: Clock,

@@ -269,20 +269,23 @@ export class NotifyService {
     );
   }
 
-  /** Pushes each new notification to its account's sockets with the account's unread count. */
+  /**
+   * Pushes each new notification to its account's sockets with the account's unread counts
+   * (in all, and per organization for sockets confined to one).
+   */
   private async pushCreated(created: readonly InsertedNotification[]): Promise<void> {
     if (created.length === 0) return;
-    const counts = await this.recipientsRepository.unreadCounts([
-      ...new Set(created.map((n) => n.account_id)),
-    ]);
+    const counts = await this.center.unreadCounts([...new Set(created.map((n) => n.account_id))]);
     const failures = await this.push.publishMany(
       created.map(({ account_id: accountId, created: _created, ...view }) => ({
         accountId,
         push: {
           event: 'created' as const,
           notification: view,
-          unread_count: counts.get(accountId) ?? 0,
+          unread_count: counts.get(accountId)!.total,
         },
+        organizationId: view.organization_id,
+        unreadByOrganization: counts.get(accountId)!.byOrganization,
       })),
     );
     failures.forEach((error, n) => {

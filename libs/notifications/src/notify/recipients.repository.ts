@@ -65,15 +65,6 @@ export class RecipientsRepository {
     return byAccount;
   }
 
-  async unreadCounts(accountIds: string[]): Promise<Map<string, number>> {
-    const rows: Array<{ account_id: string; n: number }> = await this.dataSource.query(
-      `SELECT account_id, count(*)::int AS n FROM notification
-        WHERE account_id = ANY($1::uuid[]) AND read_at IS NULL GROUP BY account_id`,
-      [accountIds],
-    );
-    return new Map(rows.map((r) => [r.account_id, r.n]));
-  }
-
   async recordDeliveries(
     rows: Array<{
       notificationId: string | null;

@@ -4,10 +4,14 @@ import { Authenticated, CurrentPrincipal, type Principal } from '@platform/ident
 import { SetPhoneBody, VerifyPhoneBody } from './phone.dto.js';
 import { PhoneVerificationService } from './phone-verification.service.js';
 
-/** The caller's own phone number, used for phone and SMS notifications once verified. */
+/**
+ * The caller's own phone number, used for phone and SMS notifications once verified. It serves
+ * every organization of the account, so only login sessions change it: a static token acts only
+ * inside its own organization.
+ */
 @ApiTags('accounts')
 @Controller('accounts/me/phone')
-@Authenticated({ scope: 'account' })
+@Authenticated({ scope: 'account', interactiveOnly: true })
 export class AccountPhoneController {
   constructor(private readonly verification: PhoneVerificationService) {}
 

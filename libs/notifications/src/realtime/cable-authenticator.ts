@@ -1,11 +1,26 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@platform/core';
-import { CredentialVerifier, SESSION_COOKIE, STATIC_TOKEN_PREFIX } from '@platform/identity';
+import {
+  CredentialVerifier,
+  scopesAllow,
+  SESSION_COOKIE,
+  STATIC_TOKEN_PREFIX,
+} from '@platform/identity';
 import { parse as parseCookies } from 'cookie';
 
 export interface CableIdentity {
   accountId: string;
+  /**
+   * The one organization whose pushes the connection receives: a static token's own (it acts
+   * only inside it); null for a login session, which receives those of every organization.
+   */
+  organizationId: string | null;
+  /**
+   * The credential the connection stays open on, re-checked while it lasts and closed by id
+   * when it ends: the static token's id; null for a session, which ends when it expires.
+   */
+  credentialId: string | null;
   /** When a session-authenticated connection stops being valid; null for static tokens. */
   expiresAt: Date | null;
 }
@@ -13,7 +28,8 @@ export interface CableIdentity {
 /**
  * Authenticates a WebSocket handshake the way the REST API authenticates a request: the
  * `token` query parameter (a session JWT or a static API token) wins over the `_hq_session`
- * cookie. Null for missing or bad credentials.
+ * cookie. A static token needs the `notifications:read` scope. Null for missing or bad
+ * credentials.
  */
 @Injectable()
 export class CableAuthenticator {
@@ -49,13 +65,30 @@ export class CableAuthenticator {
     return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
   }
 
+  /** Of these credentials of open connections (by id), those that still authenticate. */
+  stillValid(credentialIds: readonly string[]): Promise<Set<string>> {
+    return this.credentials.liveApiTokens(credentialIds);
+  }
+
   private async session(jwt: string): Promise<CableIdentity | null> {
     const verified = await this.credentials.session(jwt);
-    return verified ? { accountId: verified.account.id, expiresAt: verified.expiresAt } : null;
+    if (!verified) return null;
+    return {
+      accountId: verified.account.id,
+      organizationId: null,
+      credentialId: null,
+      expiresAt: verified.expiresAt,
+    };
   }
 
   private async staticToken(raw: string): Promise<CableIdentity | null> {
     const verified = await this.credentials.staticToken(raw);
-    return verified ? { accountId: verified.account.id, expiresAt: null } : null;
+    if (!verified || !scopesAllow(verified.token.scopes, 'notifications', 'read')) return null;
+    return {
+      accountId: verified.account.id,
+      organizationId: verified.token.organizationId,
+      credentialId: verified.token.id,
+      expiresAt: null,
+    };
   }
 }

@@ -18,10 +18,43 @@ export interface NotificationPushMessage {
   unread_count: number;
 }
 
+/** A push for an account's sockets, with what sockets confined to one organization need. */
+export interface AccountPush {
+  accountId: string;
+  push: NotificationPushMessage;
+  /**
+   * The organization the push concerns: the notification's (created, read), or the one whose
+   * notifications were all read (all_read; null: every organization).
+   */
+  organizationId?: string | null;
+  /** The account's unread notifications per organization (see confinedPush). */
+  unreadByOrganization?: Record<string, number>;
+}
+
 /** The envelope on the Redis channel: the push and the account whose sockets receive it. */
 export interface PushEnvelope {
   account_id: string;
+  organization_id?: string | null;
+  unread_by_organization?: Record<string, number>;
   push: NotificationPushMessage;
+}
+
+/**
+ * What a socket confined to one organization (opened with a static token) receives of a push:
+ * only pushes about its organization's notifications, and the unread count of that
+ * organization; null when the push is about another organization, about notifications of
+ * none, or carries no per-organization counts.
+ */
+export function confinedPush(
+  envelope: PushEnvelope,
+  organizationId: string,
+): NotificationPushMessage | null {
+  const counts = envelope.unread_by_organization;
+  if (!counts) return null;
+  const about = envelope.organization_id ?? null;
+  const concerns =
+    about === organizationId || (envelope.push.event === 'all_read' && about === null);
+  return concerns ? { ...envelope.push, unread_count: counts[organizationId] ?? 0 } : null;
 }
 
 /**
@@ -50,8 +83,12 @@ export class NotificationPush {
     this.channel = pushChannel(config);
   }
 
-  async publish(accountId: string, push: NotificationPushMessage): Promise<void> {
-    const [error] = await this.publishMany([{ accountId, push }]);
+  async publish(
+    accountId: string,
+    push: NotificationPushMessage,
+    about: Omit<AccountPush, 'accountId' | 'push'> = {},
+  ): Promise<void> {
+    const [error] = await this.publishMany([{ accountId, push, ...about }]);
     if (error) throw error;
   }
 
@@ -59,14 +96,17 @@ export class NotificationPush {
    * Several pushes in one write to Redis (a pipeline); answers, per push in order, the error
    * that kept it from being published, or null (published, or dropped during an outage).
    */
-  async publishMany(
-    pushes: ReadonlyArray<{ accountId: string; push: NotificationPushMessage }>,
-  ): Promise<Array<Error | null>> {
+  async publishMany(pushes: readonly AccountPush[]): Promise<Array<Error | null>> {
     if (pushes.length === 0) return [];
     if (!this.dependencies.isUp('redis')) return pushes.map(() => null);
     const pipeline = this.redis.pipeline();
-    for (const { accountId, push } of pushes) {
-      const envelope: PushEnvelope = { account_id: accountId, push };
+    for (const { accountId, push, organizationId, unreadByOrganization } of pushes) {
+      const envelope: PushEnvelope = {
+        account_id: accountId,
+        organization_id: organizationId,
+        unread_by_organization: unreadByOrganization,
+        push,
+      };
       pipeline.publish(this.channel, JSON.stringify(envelope));
     }
     try {

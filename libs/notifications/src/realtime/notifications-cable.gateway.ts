@@ -16,7 +16,7 @@ import {
   type ServerFrame,
 } from './action-cable.js';
 import { CableAuthenticator, type CableIdentity } from './cable-authenticator.js';
-import type { NotificationPushMessage } from './notification-push.js';
+import { confinedPush, type PushEnvelope } from './notification-push.js';
 
 export const PING_INTERVAL_MS = 3000;
 /** Client frames are small commands; anything bigger is refused by the ws library. */
@@ -35,8 +35,9 @@ interface CableConnection {
 
 /**
  * The Action Cable endpoint at /cable serving NotificationsChannel. Authenticates each socket
- * once, on connect; confirms NotificationsChannel subscriptions, rejects any other channel;
- * pings every 3 seconds; delivers pushes to the sockets of the account they are for.
+ * on connect; confirms NotificationsChannel subscriptions, rejects any other channel; pings
+ * every 3 seconds; delivers pushes to the sockets of the account they are for (a static
+ * token's socket only those of its organization); closes sockets whose credential ended.
  */
 @WebSocketGateway({
   path: CABLE_PATH,
@@ -78,11 +79,38 @@ export class NotificationsCableGateway
     if (connection) this.forget(connection);
   }
 
-  /** Sends a push to every NotificationsChannel subscription of the account's local sockets. */
-  deliver(accountId: string, push: NotificationPushMessage): void {
-    for (const connection of this.byAccount.get(accountId) ?? []) {
+  /**
+   * Sends a push to every NotificationsChannel subscription of the account's local sockets; a
+   * socket confined to one organization gets it only when it is about that organization.
+   */
+  deliver(envelope: PushEnvelope): void {
+    for (const connection of this.byAccount.get(envelope.account_id) ?? []) {
+      const organizationId = connection.identity?.organizationId;
+      const push = organizationId ? confinedPush(envelope, organizationId) : envelope.push;
+      if (!push) continue;
       for (const identifier of connection.subscriptions) {
         this.send(connection, { identifier, message: push });
+      }
+    }
+  }
+
+  /** The credentials local sockets are open on (static tokens' ids), each once. */
+  credentialIds(): string[] {
+    const ids = new Set<string>();
+    for (const { identity } of this.connections.values()) {
+      if (identity?.credentialId) ids.add(identity.credentialId);
+    }
+    return [...ids];
+  }
+
+  /** Ends the local sockets opened with these credentials, as unauthorized (no reconnect). */
+  closeCredentials(credentialIds: Iterable<string>): void {
+    const ended = new Set(credentialIds);
+    if (ended.size === 0) return;
+    for (const connection of [...this.connections.values()]) {
+      const credentialId = connection.identity?.credentialId;
+      if (credentialId && ended.has(credentialId)) {
+        this.disconnect(connection, 'unauthorized', false);
       }
     }
   }

@@ -13,8 +13,21 @@ import { NotificationsCableGateway } from './notifications-cable.gateway.js';
 
 function isEnvelope(value: unknown): value is PushEnvelope {
   if (typeof value !== 'object' || value === null) return false;
-  const { account_id: accountId, push } = value as Record<string, unknown>;
-  return typeof accountId === 'string' && typeof push === 'object' && push !== null;
+  const {
+    account_id: accountId,
+    organization_id: organizationId,
+    unread_by_organization: counts,
+    push,
+  } = value as Record<string, unknown>;
+  return (
+    typeof accountId === 'string' &&
+    (organizationId === undefined ||
+      organizationId === null ||
+      typeof organizationId === 'string') &&
+    (counts === undefined || (typeof counts === 'object' && counts !== null)) &&
+    typeof push === 'object' &&
+    push !== null
+  );
 }
 
 /** How long start-up waits for the subscription before it goes on without (Redis down). */
@@ -86,6 +99,6 @@ export class PushRelay implements OnApplicationBootstrap, OnApplicationShutdown 
       this.logger.warn('Ignoring a malformed notification push from Redis');
       return;
     }
-    this.gateway.deliver(envelope.account_id, envelope.push);
+    this.gateway.deliver(envelope);
   }
 }
