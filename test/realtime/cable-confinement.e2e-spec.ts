@@ -4,7 +4,7 @@ import { NotificationPush, NotifyService } from '@platform/notifications';
 import type { TestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createApiTestApp } from '../support/api-app.js';
-import { bearer, mintToken } from '../support/identity.js';
+import { bearer, login, mintToken, PASSWORD } from '../support/identity.js';
 import {
   CableSocket,
   cableUrl,
@@ -196,5 +196,35 @@ describe('static tokens on /cable', () => {
       .expect(204);
     await expectUnauthorized(onB);
     expect(session.socket.readyState).toBe(session.socket.OPEN);
+  });
+
+  it('closes the sockets of a session ended by a logout or a password change, on every replica', async () => {
+    const first = await login(a, 'bob@cable.example');
+    const second = await login(a, 'bob@cable.example');
+    const third = await login(a, 'bob@cable.example');
+    const loggedOutOnA = await subscribed(a, first);
+    const loggedOutOnB = await subscribed(b, first);
+    const kept = await subscribed(b, second);
+
+    await a.request().post('/logout').set(bearer(first)).expect(204);
+    await expectUnauthorized(loggedOutOnA);
+    await expectUnauthorized(loggedOutOnB);
+    expect(kept.socket.readyState).toBe(kept.socket.OPEN);
+
+    const changed = await a
+      .request()
+      .post('/accounts/me/password')
+      .set(bearer(third))
+      .send({
+        current_password: PASSWORD,
+        password: 'a new correct horse battery',
+        'password-confirm': 'a new correct horse battery',
+      })
+      .expect(200);
+    await expectUnauthorized(kept);
+    // The session the password was changed with goes on with the JWT it was handed.
+    const fresh = changed.headers.authorization.replace(/^Bearer /, '');
+    const afterChange = await subscribed(a, fresh);
+    expect(afterChange.socket.readyState).toBe(afterChange.socket.OPEN);
   });
 });

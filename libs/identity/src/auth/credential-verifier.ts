@@ -74,6 +74,13 @@ export class CredentialVerifier {
    * owner still may use them. For re-checking credentials held by long-lived connections;
    * records no use.
    */
+  /** Of these login sessions (of open sockets), the ids of those not ended since. */
+  liveSessions(
+    sessions: ReadonlyArray<{ id: string; accountId: string; issuedAt: Date }>,
+  ): Promise<Set<string>> {
+    return this.sessionStore.liveSessions(sessions);
+  }
+
   async liveApiTokens(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const tokens = await this.tokens.findActiveOwnership(ids);

@@ -65,6 +65,31 @@ export class SessionsRepository {
     return { account, sessionsValidAfter: row.sessions_valid_after, revoked: row.revoked };
   }
 
+  /**
+   * Of these sessions (of open sockets), the ids of those still good: not ended by a logout,
+   * issued after the account's sessions_valid_after, the account still there and verified.
+   * One statement for all of them.
+   */
+  async liveSessions(
+    sessions: ReadonlyArray<{ id: string; accountId: string; issuedAt: Date }>,
+  ): Promise<Set<string>> {
+    if (sessions.length === 0) return new Set();
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT s.id
+         FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS s (id, account_id, issued_at)
+         JOIN account a ON a.id = s.account_id
+        WHERE a.email_verified_at IS NOT NULL
+          AND (a.sessions_valid_after IS NULL OR s.issued_at >= a.sessions_valid_after)
+          AND NOT EXISTS (SELECT 1 FROM revoked_session r WHERE r.jti = s.id)`,
+      [
+        sessions.map((s) => s.id),
+        sessions.map((s) => s.accountId),
+        sessions.map((s) => s.issuedAt),
+      ],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** Refuses the session from now on (nothing to do once its account is gone); idempotent. */
   async revoke(
     session: { id: string; accountId: string; expiresAt: Date },

@@ -9,6 +9,9 @@ import {
 } from '@platform/identity';
 import { parse as parseCookies } from 'cookie';
 
+/** How a login session's credential id begins (a static token's is its bare id). */
+const SESSION_CREDENTIAL = 'session:';
+
 export interface CableIdentity {
   accountId: string;
   /**
@@ -18,7 +21,8 @@ export interface CableIdentity {
   organizationId: string | null;
   /**
    * The credential the connection stays open on, re-checked while it lasts and closed by id
-   * when it ends: the static token's id; null for a session, which ends when it expires.
+   * when it ends: the static token's id, or `session:<jti>:<account id>:<iat ms>` for a login
+   * session (ended by a logout or a password change, or by expiring).
    */
   credentialId: string | null;
   /** When a session-authenticated connection stops being valid; null for static tokens. */
@@ -66,8 +70,23 @@ export class CableAuthenticator {
   }
 
   /** Of these credentials of open connections (by id), those that still authenticate. */
-  stillValid(credentialIds: readonly string[]): Promise<Set<string>> {
-    return this.credentials.liveApiTokens(credentialIds);
+  async stillValid(credentialIds: readonly string[]): Promise<Set<string>> {
+    const sessions = credentialIds
+      .filter((id) => id.startsWith(SESSION_CREDENTIAL))
+      .map((credentialId) => {
+        const [, id, accountId, issuedAtMs] = credentialId.split(':');
+        return { credentialId, id, accountId, issuedAt: new Date(Number(issuedAtMs)) };
+      });
+    const [tokens, liveSessions] = await Promise.all([
+      this.credentials.liveApiTokens(
+        credentialIds.filter((id) => !id.startsWith(SESSION_CREDENTIAL)),
+      ),
+      this.credentials.liveSessions(sessions),
+    ]);
+    for (const session of sessions) {
+      if (liveSessions.has(session.id)) tokens.add(session.credentialId);
+    }
+    return tokens;
   }
 
   private async session(jwt: string): Promise<CableIdentity | null> {
@@ -76,7 +95,7 @@ export class CableAuthenticator {
     return {
       accountId: verified.account.id,
       organizationId: null,
-      credentialId: null,
+      credentialId: `${SESSION_CREDENTIAL}${verified.session.id}:${verified.account.id}:${verified.session.issuedAt.getTime()}`,
       expiresAt: verified.expiresAt,
     };
   }

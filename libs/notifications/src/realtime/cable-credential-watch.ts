@@ -13,7 +13,7 @@ export const CREDENTIAL_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Closes the sockets whose credential stopped authenticating: a static token revoked, or whose
- * owner left its organization. Each API replica checks its own sockets against the database,
+ * owner left its organization; a login session ended by a logout or a password change. Each API replica checks its own sockets against the database,
  * one statement per round for all of them, so whatever ended the credential, and on whichever
  * replica, its sockets close everywhere within about a second.
  */
