@@ -23,4 +23,5 @@ export * from './versioning/api-versions.js';
 export * from './versioning/deprecated.decorator.js';
 export * from './http/access.js';
 export * from './http/id-param.js';
+export * from './http/input-rules.js';
 export * from './batching/batcher.js';
