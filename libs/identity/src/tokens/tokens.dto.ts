@@ -5,6 +5,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsNotEmpty,
+  IsObject,
   IsString,
   Matches,
   MaxLength,
@@ -48,6 +49,7 @@ export class TokenFields {
 
 export class CreateTokenBody {
   @ApiProperty({ type: TokenFields })
+  @IsObject()
   @ValidateNested()
   @Type(() => TokenFields)
   token!: TokenFields;

@@ -20,7 +20,10 @@ export function clampPaging(limit?: string, offset?: string): { limit: number; o
     limit: Number.isNaN(parsedLimit)
       ? DEFAULT_LIMIT
       : Math.min(MAX_LIMIT, Math.max(1, parsedLimit)),
-    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
+    // Past MAX_SAFE_INTEGER the number is no longer exact, and past 2^63 PostgreSQL refuses it.
+    offset: Number.isNaN(parsedOffset)
+      ? 0
+      : Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, parsedOffset)),
   };
 }
 
