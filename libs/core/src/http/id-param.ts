@@ -10,8 +10,9 @@ export const NOT_ID_PARAMS = 'platform:not-id-params';
 /**
  * Path parameters named `id` or `<thing>_id` are row ids, UUIDs, on every route: the request
  * input interceptor answers anything else with 404 before the handler, as it answers an id that
- * names nothing, so a malformed id never reaches SQL. A route whose `_id` parameter is something
- * else (a signed token) names it here.
+ * names nothing, so a malformed id never reaches SQL. A route whose parameter is something else
+ * (a signed token, a provider's name) or that answers unknown ids otherwise names it here, and
+ * checks the value itself.
  */
 export const NotIdParams = (...names: string[]): MethodDecorator & ClassDecorator =>
   SetMetadata(NOT_ID_PARAMS, names);

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Clock, IdParam, ListResult } from '@platform/core';
+import { Clock, IdParam, ListResult, NotIdParams, UUID_PATTERN } from '@platform/core';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import type { Broadcast, NotificationAbsence } from '../entities.js';
 import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
@@ -171,11 +171,15 @@ export class NotificationCenterController {
     );
   }
 
-  /** Idempotent per account; an unknown id answers 200 too. */
+  /**
+   * Idempotent per account; the spec answers 200 to an unknown id, so one that is not a UUID
+   * (which names no broadcast either) is answered alike, without a database read.
+   */
   @Post('broadcasts/:id/dismiss')
   @HttpCode(200)
+  @NotIdParams('id')
   async dismissBroadcast(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    if (/^[0-9a-f-]{36}$/i.test(id))
+    if (UUID_PATTERN.test(id))
       await this.broadcasts.dismiss(principal.account.id, id, this.clock.now());
     return { ok: true };
   }
