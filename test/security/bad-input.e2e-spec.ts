@@ -70,24 +70,36 @@ describe('bad input answers 4xx, never 500', () => {
       .serialize((raw: unknown) => raw as string)
       .send(body);
 
+  /** 422 validation_failed naming the one field, as the validation pipe words its own. */
+  function expectRefusedField(res: Response, operation: string, field: string, message: string) {
+    expectEnvelope(res, 422, 'validation_failed', operation);
+    expect(res.body.message).toBe(`Validation failed: ${message}`);
+    expect(res.body.details).toEqual({ fields: [{ field, messages: [message] }] });
+  }
+
   describe('NUL characters', () => {
-    it('in the login of POST /login: 400 bad_request naming the field', async () => {
+    it('in the login of POST /login: 422 validation_failed naming the field', async () => {
       const res = await t
         .request()
         .post('/login')
         .send({ login: 'a\u0000b@example.com', password: PASSWORD });
-      expectEnvelope(res, 400, 'bad_request', 'signup.login');
-      expect(res.body.message).toBe(
-        'The request contains a NUL character (U+0000) in the body at login; no field accepts it',
+      expectRefusedField(
+        res,
+        'signup.login',
+        'login',
+        'login must not contain a NUL character (U+0000)',
       );
-      expect(res.body.details).toEqual({ location: 'body', field: 'login' });
     });
 
-    it('in the name of POST /create-account: 400 and no account', async () => {
+    it('in the name of POST /create-account: 422 and no account', async () => {
       const body = await signupBody(t, { login: 'nul@example.com', name: 'Ada\u0000' });
       const res = await t.request().post('/create-account').send(body);
-      expectEnvelope(res, 400, 'bad_request', 'signup.createAccount');
-      expect(res.body.details).toEqual({ location: 'body', field: 'name' });
+      expectRefusedField(
+        res,
+        'signup.createAccount',
+        'name',
+        'name must not contain a NUL character (U+0000)',
+      );
       await t
         .request()
         .post('/create-account')
@@ -101,24 +113,40 @@ describe('bad input answers 4xx, never 500', () => {
         .post('/tokens')
         .set(bearer(owner.jwt))
         .send({ token: { name: 'x', scopes: ['alerts:read'], 'a\u0000': 1 } });
-      expectEnvelope(res, 400, 'bad_request', 'tokens.create');
-      expect(res.body.details).toEqual({ location: 'body', field: 'token.a\\u0000' });
+      expectRefusedField(
+        res,
+        'tokens.create',
+        'token.a\\u0000',
+        'token.a\\u0000 must not contain a NUL character (U+0000)',
+      );
       const form = await t
         .request()
         .post('/login')
         .type('form')
         .send('login=a%00b%40example.com&password=x');
-      expectEnvelope(form, 400, 'bad_request', 'signup.login');
-      expect(form.body.details).toEqual({ location: 'body', field: 'login' });
+      expectRefusedField(
+        form,
+        'signup.login',
+        'login',
+        'login must not contain a NUL character (U+0000)',
+      );
     });
 
-    it('in the query string and in the path', async () => {
+    it('in the query string and in a path parameter', async () => {
       const query = await t.request().get(`/projects/${projectId}/alerts?q=%00`).set(bearer(token));
-      expectEnvelope(query, 400, 'bad_request', 'alerts.list');
-      expect(query.body.details).toEqual({ location: 'query' });
+      expectRefusedField(query, 'alerts.list', 'q', 'q must not contain a NUL character (U+0000)');
       const path = await t.request().get('/legal/agb%00');
-      expectEnvelope(path, 400, 'bad_request', 'signup.legalDocument');
-      expect(path.body.details).toEqual({ location: 'path' });
+      expectRefusedField(
+        path,
+        'signup.legalDocument',
+        'doc_type',
+        'doc_type must not contain a NUL character (U+0000)',
+      );
+    });
+
+    it('as an id: 404 not_found like any malformed id', async () => {
+      const res = await t.request().get(`/projects/${projectId}/alerts/%00`).set(bearer(token));
+      expectEnvelope(res, 404, 'not_found', 'alerts.show');
     });
 
     it('still answers 401 first to a caller without credentials', async () => {
@@ -127,10 +155,14 @@ describe('bad input answers 4xx, never 500', () => {
     });
   });
 
-  it('a lone surrogate in an e-mail address: 400 bad_request', async () => {
+  it('a lone surrogate in an e-mail address: 422 validation_failed', async () => {
     const res = await postJson('/resend-verification', '{"login":"\\ud800@example.com"}');
-    expectEnvelope(res, 400, 'bad_request', 'signup.resendVerification');
-    expect(res.body.details).toEqual({ location: 'body', field: 'login' });
+    expectRefusedField(
+      res,
+      'signup.resendVerification',
+      'login',
+      'login must be well-formed Unicode, not a lone surrogate',
+    );
   });
 
   describe('deep JSON', () => {

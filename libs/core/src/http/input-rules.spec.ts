@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { malformedIdParam } from './id-param.js';
-import { MAX_BODY_DEPTH, refuseBody, refuseContentEncoding, refuseUrl } from './input-rules.js';
+import {
+  MAX_BODY_DEPTH,
+  refuseBody,
+  refuseContentEncoding,
+  refuseParameters,
+} from './input-rules.js';
 
 const nested = (levels: number): unknown => {
   let value: unknown = 1;
@@ -9,7 +14,6 @@ const nested = (levels: number): unknown => {
   return value;
 };
 
-const urlRequest = (originalUrl: string) => ({ originalUrl }) as Request;
 const encodingRequest = (encoding?: string) =>
   ({ headers: encoding === undefined ? {} : { 'content-encoding': encoding } }) as Request;
 
@@ -30,29 +34,32 @@ describe('body input rules', () => {
     );
   });
 
-  it('names the field holding a NUL, at any depth', () => {
+  it('answers a NUL, at any depth, with 422 naming the field', () => {
     const refused = refuseBody({ preferences: [{ channel: 'email' }, { channel: 'in\u0000app' }] });
+    const message = 'preferences[1].channel must not contain a NUL character (U+0000)';
     expect(refused).toMatchObject({
-      status: 400,
-      code: 'bad_request',
-      message:
-        'The request contains a NUL character (U+0000) in the body at preferences[1].channel; no field accepts it',
-      details: { location: 'body', field: 'preferences[1].channel' },
+      status: 422,
+      code: 'validation_failed',
+      message: `Validation failed: ${message}`,
+      details: { fields: [{ field: 'preferences[1].channel', messages: [message] }] },
     });
   });
 
   it('refuses a NUL in a key, shown escaped', () => {
     expect(refuseBody({ token: { 'na\u0000me': 'x' } })?.details).toEqual({
-      location: 'body',
-      field: 'token.na\\u0000me',
+      fields: [
+        {
+          field: 'token.na\\u0000me',
+          messages: ['token.na\\u0000me must not contain a NUL character (U+0000)'],
+        },
+      ],
     });
   });
 
   it('refuses a lone surrogate but keeps paired ones', () => {
     expect(refuseBody({ login: '\ud800@example.com' })).toMatchObject({
-      code: 'bad_request',
-      message:
-        'The request contains text that is not well-formed Unicode (a lone surrogate) in the body at login; no field accepts it',
+      code: 'validation_failed',
+      message: 'Validation failed: login must be well-formed Unicode, not a lone surrogate',
     });
     expect(refuseBody({ name: 'Grüße 😀', tags: ['\u00e9', 1, null, true] })).toBeNull();
   });
@@ -63,17 +70,26 @@ describe('body input rules', () => {
   });
 });
 
-describe('URL input rules', () => {
-  it('refuses %00 in the path and in the query, in either case', () => {
-    expect(refuseUrl(urlRequest('/legal/a%00b'))?.details).toEqual({ location: 'path' });
-    expect(refuseUrl(urlRequest('/notifications?offset=1&q=%00'))?.details).toEqual({
-      location: 'query',
+describe('path and query parameters', () => {
+  it('answers a NUL in a value, a repeated value or a name with 422 naming the parameter', () => {
+    expect(refuseParameters({ q: 'disk\u0000' })).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      details: {
+        fields: [{ field: 'q', messages: ['q must not contain a NUL character (U+0000)'] }],
+      },
     });
-    expect(refuseUrl(urlRequest('/x?%00=1'))?.code).toBe('bad_request');
+    expect(refuseParameters({ limit: '1', q: ['a', '\u0000'] })?.details).toMatchObject({
+      fields: [{ field: 'q' }],
+    });
+    expect(refuseParameters({ 'q\u0000': '1' })?.details).toMatchObject({
+      fields: [{ field: 'q\\u0000' }],
+    });
   });
 
-  it('passes an escaped percent sign followed by zeros', () => {
-    expect(refuseUrl(urlRequest('/alerts?q=%2500'))).toBeNull();
+  it('passes parameters without one', () => {
+    expect(refuseParameters({ q: '%00', feature_key: 'dns', list: ['a', 'b'] })).toBeNull();
+    expect(refuseParameters(undefined)).toBeNull();
   });
 });
 

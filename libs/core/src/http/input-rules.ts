@@ -4,10 +4,12 @@ import { CoreErrorCode, CoreException } from '../errors/core-exception.js';
 
 /**
  * Rules every request's input passes before a handler sees it, whatever the route: no field
- * anywhere holds a NUL character (PostgreSQL refuses U+0000 in text and jsonb, and no field of
- * the API has a use for it) or a lone surrogate (a JSON `\ud800` escape: text that is not
- * Unicode, which validators choke on and PostgreSQL could only store altered), a body nests at
- * most MAX_BODY_DEPTH levels, and a body arrives in an encoding the API decodes.
+ * anywhere (path and query parameters, body keys and values) holds a NUL character (PostgreSQL
+ * refuses U+0000 in text and jsonb, and no field of the API has a use for it) or a lone
+ * surrogate (a JSON `\ud800` escape: text that is not Unicode, which validators choke on and
+ * PostgreSQL could only store altered), which is a 422 naming the field like any other
+ * validation failure; a body nests at most MAX_BODY_DEPTH levels and arrives in an encoding the
+ * API decodes.
  */
 
 /** Containers (objects, arrays) in a body nest at most this deep; the body itself is level 1. */
@@ -23,33 +25,14 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 const refusedText = (text: string) => text.includes(NUL) || LONE_SURROGATE.test(text);
 
-type Location = 'path' | 'query' | 'body';
-
-function characterRefused(location: Location, text: string, field?: string): AppException {
-  const where = field ? `the ${location} at ${field}` : `the ${location}`;
-  const what = text.includes(NUL)
-    ? 'a NUL character (U+0000)'
-    : 'text that is not well-formed Unicode (a lone surrogate)';
-  return new CoreException(
-    CoreErrorCode.BadRequest,
-    `The request contains ${what} in ${where}; no field accepts it`,
-    { details: field ? { location, field } : { location } },
-  );
-}
-
-/**
- * A NUL in the path or query string, which only `%00` produces once decoded (the HTTP parser
- * refuses a raw one). Checked on the raw URL, so path parameters and repeated or oddly named
- * query parameters are covered before anything decodes them.
- */
-export function refuseUrl(request: Request): AppException | null {
-  const url = request.originalUrl;
-  const queryStart = url.indexOf('?');
-  const path = queryStart === -1 ? url : url.slice(0, queryStart);
-  if (/%00/i.test(path)) return characterRefused('path', NUL);
-  if (queryStart !== -1 && /%00/i.test(url.slice(queryStart)))
-    return characterRefused('query', NUL);
-  return null;
+/** The messages of a field holding refused text, as the validation pipe words its own. */
+function textRefused(field: string, text: string): AppException {
+  const message = text.includes(NUL)
+    ? `${field} must not contain a NUL character (U+0000)`
+    : `${field} must be well-formed Unicode, not a lone surrogate`;
+  return new CoreException(CoreErrorCode.ValidationFailed, `Validation failed: ${message}`, {
+    details: { fields: [{ field, messages: [message] }] },
+  });
 }
 
 /** 415 for a Content-Encoding the API does not decode (`br`, `compress`, lists, unknown tokens). */
@@ -103,9 +86,9 @@ function fieldName(segments: (string | number)[]): string {
 }
 
 /**
- * A parsed body (JSON or form) that nests too deep or holds a NUL or lone surrogate in any key
- * or string value; one walk over what was parsed, which stops at the first problem and at the
- * depth limit.
+ * A parsed body (JSON or form) that nests too deep (400) or holds a NUL or lone surrogate in any
+ * key or string value (422 naming the field); one walk over what was parsed, which stops at the
+ * first problem and at the depth limit.
  */
 export function refuseBody(body: unknown): AppException | null {
   const problem = visit(body, 1);
@@ -116,6 +99,17 @@ export function refuseBody(body: unknown): AppException | null {
       `The request body nests deeper than ${MAX_BODY_DEPTH} levels`,
     );
   }
-  const field = problem.segments.length ? fieldName(problem.segments) : undefined;
-  return characterRefused('body', problem.text, field);
+  return textRefused(problem.segments.length ? fieldName(problem.segments) : 'body', problem.text);
+}
+
+/**
+ * A decoded path parameter or query parameter (its name or a value) holding a NUL (`%00`) or a
+ * lone surrogate: 422 naming the parameter.
+ */
+export function refuseParameters(
+  parameters: Record<string, unknown> | undefined,
+): AppException | null {
+  const problem = visit(parameters ?? {}, 1);
+  if (problem?.kind !== 'character') return null;
+  return textRefused(fieldName(problem.segments.slice(0, 1)), problem.text);
 }

@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { from, Observable, switchMap } from 'rxjs';
 import { toAppException } from '../errors/error-response.js';
 import { malformedIdParam, NOT_ID_PARAMS } from './id-param.js';
-import { refuseBody, refuseContentEncoding, refuseUrl } from './input-rules.js';
+import { refuseBody, refuseContentEncoding, refuseParameters } from './input-rules.js';
 
 const JSON_BODY_LIMIT = '1mb';
 
@@ -20,13 +20,13 @@ const PARSERS: readonly Parser[] = [
 ];
 
 /**
- * Settles with the request's input error, or undefined once the body is parsed and passed the
- * input rules (input-rules.ts). A URL or encoding that is refused anyway is not read further:
- * its body is drained, so the connection stays usable.
+ * Settles with the request's body error, or undefined once the body is parsed and passed the
+ * input rules (input-rules.ts). A body in an encoding the API does not decode is not read: it is
+ * drained, so the connection stays usable.
  */
 function readBody(request: Request, response: Response): Promise<unknown> {
   return new Promise<unknown>((settle) => {
-    const refused = refuseUrl(request) ?? refuseContentEncoding(request);
+    const refused = refuseContentEncoding(request);
     if (refused) {
       request.resume();
       settle(refused);
@@ -56,9 +56,10 @@ export function readBodyAhead(request: Request, response: Response, next: NextFu
 
 /**
  * Lets a handler run once its request's input passed the contract's rules: the path's ids are
- * UUIDs (404 otherwise, as for any id that names nothing), and the body is parsed; an unreadable
- * body (malformed JSON, too large, unsupported charset or encoding) or one the input rules refuse
- * (NUL characters, nesting) is the request's error, answered in the error envelope.
+ * UUIDs (404 otherwise, as for any id that names nothing), no path or query parameter holds a
+ * NUL (422), and the body is parsed; an unreadable body (malformed JSON, too large, unsupported
+ * charset or encoding) or one the input rules refuse (NUL characters, nesting) is the request's
+ * error, answered in the error envelope.
  */
 @Injectable()
 export class RequestInputInterceptor implements NestInterceptor {
@@ -71,8 +72,11 @@ export class RequestInputInterceptor implements NestInterceptor {
       context.getHandler(),
       context.getClass(),
     ]);
-    const malformed = malformedIdParam(request.params, notIds);
-    if (malformed) throw malformed;
+    const refused =
+      malformedIdParam(request.params, notIds) ??
+      refuseParameters(request.params) ??
+      refuseParameters(request.query);
+    if (refused) throw refused;
     const read = request[BODY_READ];
     if (!read) return next.handle();
     return from(read).pipe(
