@@ -247,10 +247,19 @@ describe('alerts: list, show, acknowledgement, timeline', () => {
       expect(none.metadata).toMatchObject({ count: 0, total: 0 });
     });
 
-    it('finds nothing for a q with a NUL character, without an error', async () => {
-      const page = await list({ q: 'disk\u0000' });
-      expect(page.data).toEqual([]);
-      expect(page.metadata).toMatchObject({ count: 0, total: 0 });
+    it('answers a q with a NUL character with 422 validation_failed naming q', async () => {
+      const res = await t
+        .request()
+        .get(`/projects/${projectId}/alerts`)
+        .query({ q: 'disk\u0000' })
+        .set(bearer(owner.jwt))
+        .expect(422);
+      expect(res.body).toMatchObject({
+        code: 'validation_failed',
+        details: {
+          fields: [{ field: 'q', messages: ['q must not contain a NUL character (U+0000)'] }],
+        },
+      });
     });
 
     it('treats an empty q as no search', async () => {

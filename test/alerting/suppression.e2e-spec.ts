@@ -430,7 +430,7 @@ describe('suppression: silences and maintenance windows', () => {
           ends_at: '2030-01-02T00:00:00Z',
           matchers: [{ label: 'env', op: 'eq', value: 'a\u0000b' }],
         },
-        ['matchers[0]'],
+        ['matchers[0].value'],
       ],
       [
         'more than 50 matchers',

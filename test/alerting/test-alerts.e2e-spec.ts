@@ -321,7 +321,7 @@ describe('test alerts', () => {
       [{ labels: 'env=prod' }, 'labels', 'labels must be an object of label names to strings'],
       [{ labels: { team: 1 } }, 'labels', 'labels.team must be a string'],
       [{ labels: { 'bad-name': 'x' } }, 'labels', 'labels.bad-name: the name must match'],
-      [{ labels: { nul: 'a\u0000b' } }, 'labels', 'labels.nul must not contain NUL'],
+      [{ labels: { nul: 'a\u0000b' } }, 'labels.nul', 'labels.nul must not contain a NUL'],
     ];
     for (const [body, field, message] of cases) {
       const res = await post(body).expect(422);

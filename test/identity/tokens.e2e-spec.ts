@@ -12,6 +12,9 @@ import {
   type TestAccount,
 } from '../support/identity.js';
 
+/** A bucket's id in the probe's paths (ids in paths are UUIDs). */
+const BUCKET = '/rgw-probe/0b6f3a52-9c1e-4d7a-8f00-2a1b3c4d5e6f';
+
 /** Stands in for the object-storage routes: one route per rgw permission level. */
 @Controller('rgw-probe')
 class RgwProbeController {
@@ -166,8 +169,8 @@ describe('static API tokens', () => {
     await t.request().get('/rgw-probe').set(bearer(read)).expect(200);
     for (const res of [
       await t.request().post('/rgw-probe').set(bearer(read)).send({}),
-      await t.request().patch('/rgw-probe/1').set(bearer(read)).send({}),
-      await t.request().delete('/rgw-probe/1').set(bearer(read)),
+      await t.request().patch(BUCKET).set(bearer(read)).send({}),
+      await t.request().delete(BUCKET).set(bearer(read)),
     ]) {
       expect({ status: res.status, code: res.body.code }).toEqual({
         status: 403,
@@ -178,14 +181,14 @@ describe('static API tokens', () => {
     const write = await mintToken(t, ada.jwt, ['rgw:write']);
     await t.request().get('/rgw-probe').set(bearer(write)).expect(200);
     await t.request().post('/rgw-probe').set(bearer(write)).send({}).expect(201);
-    await t.request().patch('/rgw-probe/1').set(bearer(write)).send({}).expect(200);
-    const refused = await t.request().delete('/rgw-probe/1').set(bearer(write)).expect(403);
+    await t.request().patch(BUCKET).set(bearer(write)).send({}).expect(200);
+    const refused = await t.request().delete(BUCKET).set(bearer(write)).expect(403);
     expect(refused.body.code).toBe('insufficient_scope');
 
     for (const scope of ['rgw:manage', 'rgw:*']) {
       const raw = await mintToken(t, ada.jwt, [scope]);
       await t.request().post('/rgw-probe').set(bearer(raw)).send({}).expect(201);
-      await t.request().delete('/rgw-probe/1').set(bearer(raw)).expect(204);
+      await t.request().delete(BUCKET).set(bearer(raw)).expect(204);
     }
 
     // Another resource's scope covers nothing here.

@@ -8,7 +8,7 @@ import { Dependencies } from './health/dependencies.js';
 import { HealthRegistry } from './health/health.registry.js';
 import { StartupTasks } from './health/start-up-tasks.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
-import { RequestBodyInterceptor } from './http/request-body.js';
+import { RequestInputInterceptor } from './http/request-body.js';
 import { createValidationPipe } from './http/validation.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -53,7 +53,7 @@ export class HttpContractModule {
       providers: [
         { provide: API_VERSION_POLICY, useValue: options.apiVersions ?? CURRENT_API_VERSIONS },
         { provide: APP_GUARD, useClass: ApiContractGuard },
-        { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: RequestInputInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -23,5 +23,6 @@ export * from './versioning/api-versions.js';
 export * from './versioning/deprecated.decorator.js';
 export * from './http/access.js';
 export * from './http/id-param.js';
+export * from './http/input-rules.js';
 export * from './batching/batcher.js';
 export * from './retry/retry-until-done.js';

@@ -4,6 +4,7 @@ import type { RequestWithContext } from '../context/request-context.js';
 import { AppException } from './app-exception.js';
 import { CoreErrorCode, CoreException } from './core-exception.js';
 import type { ErrorEnvelope } from './error-envelope.js';
+import { databaseInputError } from './database-input.js';
 import { unavailableDependency } from './unavailable.js';
 
 const CODE_BY_STATUS: Record<number, CoreErrorCode> = {
@@ -21,19 +22,46 @@ const CODE_BY_STATUS: Record<number, CoreErrorCode> = {
   503: CoreErrorCode.ServiceUnavailable,
 };
 
-/** Errors that body-parser and friends attach a `type` and `status` to. */
+/**
+ * Errors that body-parser and friends attach a `status` to (http-errors), most with a `type`;
+ * a body that fails to decompress carries zlib's `code` (Z_DATA_ERROR, Z_BUF_ERROR) instead.
+ */
 interface ParserError {
-  type: string;
+  type?: string;
   status: number;
+  code?: unknown;
 }
 
 function isParserError(error: unknown): error is ParserError {
   return (
     typeof error === 'object' &&
     error !== null &&
-    typeof (error as ParserError).type === 'string' &&
-    typeof (error as ParserError).status === 'number'
+    typeof (error as ParserError).status === 'number' &&
+    (typeof (error as ParserError).type === 'string' ||
+      (error as { expose?: unknown }).expose === true)
   );
+}
+
+function parserException(error: ParserError): AppException | null {
+  if (error.type === 'entity.parse.failed') {
+    return new CoreException(CoreErrorCode.BadRequest, 'The request body is not valid JSON');
+  }
+  if (error.type === 'entity.too.large') {
+    return new CoreException(CoreErrorCode.PayloadTooLarge, 'The request body is too large');
+  }
+  if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
+    return new CoreException(CoreErrorCode.UnsupportedMediaType, 'Unsupported body encoding');
+  }
+  if (typeof error.code === 'string' && error.code.startsWith('Z_')) {
+    return new CoreException(
+      CoreErrorCode.BadRequest,
+      'The request body could not be decompressed as its Content-Encoding says',
+    );
+  }
+  if (error.status >= 400 && error.status < 500) {
+    return new CoreException(CoreErrorCode.BadRequest, 'The request body could not be read');
+  }
+  return null;
 }
 
 function httpExceptionMessage(exception: HttpException): string {
@@ -46,7 +74,9 @@ function httpExceptionMessage(exception: HttpException): string {
 
 /**
  * Maps anything thrown while serving a request onto a platform error. Only errors raised on
- * purpose keep their message; everything else becomes an opaque 500 so no stack or SQL leaks.
+ * purpose keep their message; an unreadable body is a 4xx, an outage a 503, a value PostgreSQL
+ * refuses as malformed or out of range a 400 (database-input.ts), and everything else an opaque
+ * 500, so no stack or SQL leaks.
  */
 export function toAppException(error: unknown, request: Request): AppException {
   if (error instanceof AppException) return error;
@@ -65,21 +95,18 @@ export function toAppException(error: unknown, request: Request): AppException {
     return new AppException(status, code, message, { service: 'api' });
   }
   if (isParserError(error)) {
-    if (error.type === 'entity.parse.failed') {
-      return new CoreException(CoreErrorCode.BadRequest, 'The request body is not valid JSON');
-    }
-    if (error.type === 'entity.too.large') {
-      return new CoreException(CoreErrorCode.PayloadTooLarge, 'The request body is too large');
-    }
-    if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
-      return new CoreException(CoreErrorCode.UnsupportedMediaType, 'Unsupported body encoding');
-    }
-    if (error.status >= 400 && error.status < 500) {
-      return new CoreException(CoreErrorCode.BadRequest, 'The request body could not be read');
-    }
+    const exception = parserException(error);
+    if (exception) return exception;
   }
   const dependency = unavailableDependency(error);
   if (dependency) return serviceUnavailable(dependency, error);
+  if (databaseInputError(error)) {
+    return new CoreException(
+      CoreErrorCode.BadRequest,
+      'A value of the request is malformed, too long or out of range',
+      { cause: error },
+    );
+  }
   return new CoreException(CoreErrorCode.InternalError, 'An unexpected error occurred', {
     retryable: true,
     cause: error,

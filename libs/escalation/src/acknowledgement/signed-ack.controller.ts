@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Public } from '@platform/core';
+import { NotIdParams, Public } from '@platform/core';
 import { ApiData, ApiErrors, type ErrorDoc } from '../escalation.openapi.js';
 import { AckChannelsService } from './ack-channels.service.js';
 import { SignedAckLink, SignedAckResult } from './acknowledgement.openapi.js';
@@ -47,6 +47,7 @@ const TOKEN_DOC = `Public: the token is the credential. An e-mail page mints it 
  */
 @ApiTags('alerts', 'escalation')
 @ApiParam({ name: 'signed_id', type: String, description: 'the signed token from the e-mail' })
+@NotIdParams('signed_id')
 @Controller('alerts/ack')
 export class SignedAckController {
   constructor(private readonly channels: AckChannelsService) {}

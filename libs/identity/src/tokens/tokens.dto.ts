@@ -5,6 +5,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -50,6 +51,7 @@ export class TokenFields {
 
 export class CreateTokenBody {
   @ApiProperty({ type: TokenFields })
+  @IsObject()
   @ValidateNested()
   @Type(() => TokenFields)
   token!: TokenFields;

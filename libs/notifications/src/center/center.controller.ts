@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Clock, IdParam, ListResult } from '@platform/core';
+import { Clock, IdParam, ListResult, NotIdParams, UUID_PATTERN } from '@platform/core';
 import {
   type AccessPolicy,
   Authenticated,
@@ -26,7 +26,10 @@ export function clampPaging(limit?: string, offset?: string): { limit: number; o
     limit: Number.isNaN(parsedLimit)
       ? DEFAULT_LIMIT
       : Math.min(MAX_LIMIT, Math.max(1, parsedLimit)),
-    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
+    // Past MAX_SAFE_INTEGER the number is no longer exact, and past 2^63 PostgreSQL refuses it.
+    offset: Number.isNaN(parsedOffset)
+      ? 0
+      : Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, parsedOffset)),
   };
 }
 
@@ -201,11 +204,15 @@ export class NotificationCenterController {
     );
   }
 
-  /** Idempotent per account; an unknown id answers 200 too. */
+  /**
+   * Idempotent per account; the spec answers 200 to an unknown id, so one that is not a UUID
+   * (which names no broadcast either) is answered alike, without a database read.
+   */
   @Post('broadcasts/:id/dismiss')
   @HttpCode(200)
+  @NotIdParams('id')
   async dismissBroadcast(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    if (/^[0-9a-f-]{36}$/i.test(id))
+    if (UUID_PATTERN.test(id))
       await this.broadcasts.dismiss(principal.account.id, id, this.clock.now());
     return { ok: true };
   }
