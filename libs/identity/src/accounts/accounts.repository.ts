@@ -95,9 +95,9 @@ export class AccountsRepository {
    * admin ensured by several processes starting at once).
    */
   async lockLogin(manager: EntityManager, login: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1, hashtext(lower($2)))', [
+    await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
       ACCOUNT_LOGIN_LOCK,
-      login.trim(),
+      loginKey(login),
     ]);
   }
 
@@ -106,8 +106,8 @@ export class AccountsRepository {
     const rows: LockedAccount[] = await manager.query(
       `SELECT id, password_hash AS "passwordHash", email_verified_at AS "emailVerifiedAt",
               is_platform_admin AS "isPlatformAdmin"
-         FROM account WHERE lower(login) = lower($1) FOR UPDATE`,
-      [login.trim()],
+         FROM account WHERE login_key = $1 FOR UPDATE`,
+      [loginKey(login)],
     );
     return rows[0] ?? null;
   }
@@ -120,12 +120,12 @@ export class AccountsRepository {
     now: Date,
   ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
-      `INSERT INTO account (login, name, password_hash, email_verified_at, is_platform_admin,
-                            created_at, updated_at)
-       VALUES ($1, 'Platform admin', $2, $3, true, $3, $3)
-       ON CONFLICT ((lower(login))) DO NOTHING
+      `INSERT INTO account (login, login_key, name, password_hash, email_verified_at,
+                            is_platform_admin, created_at, updated_at)
+       VALUES ($1, $2, 'Platform admin', $3, $4, true, $4, $4)
+       ON CONFLICT (login_key) DO NOTHING
        RETURNING id`,
-      [login.trim(), passwordHash, now],
+      [login.trim(), loginKey(login), passwordHash, now],
     );
     return rows.length > 0;
   }
