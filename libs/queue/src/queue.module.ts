@@ -23,6 +23,7 @@ import { JOB_CATALOG, JOB_QUEUES } from './jobs.js';
 import { QueueName } from './queue-name.js';
 import {
   connectionProblem,
+  firstConnectionPending,
   QUEUE_REDIS,
   queueRedisProvider,
   REDIS,
@@ -98,7 +99,11 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.dependencies.setProbe('redis', async () => {
-      if (this.redis.status !== 'ready') throw new Error(connectionProblem(this.redis));
+      // Until the first connection attempt is over the ping waits in the offline queue (at most
+      // the command timeout): the start-up check must not take a connection being made for an
+      // outage. After it, a disconnected client fails at once with its last connection error.
+      if (this.redis.status !== 'ready' && !firstConnectionPending(this.redis))
+        throw new Error(connectionProblem(this.redis));
       await this.redis.ping();
     });
     this.health.register('redis', () => this.dependencies.check('redis'));

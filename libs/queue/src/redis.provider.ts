@@ -17,6 +17,11 @@ export function connectionProblem(redis: Redis): string {
   return lastErrors.get(redis) ?? 'no connection';
 }
 
+/** Whether `redis` is still in its first connection attempt (commands wait meanwhile). */
+export function firstConnectionPending(redis: Redis): boolean {
+  return redis.options.enableOfflineQueue !== false;
+}
+
 /** Reconnection delay after the n-th failed attempt: 100 ms growing to 2 s, forever. */
 export function redisRetryDelay(attempt: number): number {
   return Math.min(attempt * 100, 2000);
