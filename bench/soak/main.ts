@@ -24,7 +24,7 @@ import {
   tallyDelta,
 } from './observer.js';
 import { COLUMN_NOTES, type MinuteRow, tableHeader, tableRow } from './report.js';
-import { API_ENTRY, freePort, ServiceProcess, WORKER_ENTRY } from './service-process.js';
+import { API_ENTRY, freePort, RssFloor, ServiceProcess, WORKER_ENTRY } from './service-process.js';
 import { type SoakSettings, soakSettings } from './settings.js';
 import { type Outcome, summarize } from './summary.js';
 
@@ -70,10 +70,12 @@ async function minuteRow(
   run: Run,
   minute: number,
   load: AlertLoad,
+  floors: { api: RssFloor; worker: RssFloor },
   before: Snapshot,
 ): Promise<{ row: MinuteRow; after: Snapshot }> {
   const rssApi = run.api.rssMiB();
   const rssWorker = run.worker.rssMiB();
+  const rssFloor = { api: floors.api.take(), worker: floors.worker.take() };
   if (minute === run.settings.minutes) await load.stop();
   const after = await snapshot(run);
   const [apiMetrics, lateness] = await Promise.all([
@@ -90,6 +92,7 @@ async function minuteRow(
     load: load.takeWindow(),
     rssApi,
     rssWorker,
+    rssFloor,
     heapApi: sum(apiMetrics, 'nodejs_heap_size_used_bytes') / MiB,
     heapWorker: sum(after.worker, 'nodejs_heap_size_used_bytes') / MiB,
     got: tallyDelta(after.tally, before.tally),
@@ -130,19 +133,22 @@ async function soak(run: Run, load: AlertLoad): Promise<Outcome> {
   const { settings, db } = run;
   const baseline = await snapshot(run);
   const baselineByAccount = await notificationsByAccount(db);
-  log(COLUMN_NOTES);
+  for (const note of COLUMN_NOTES) log(note);
   console.log(tableHeader());
   const rows: MinuteRow[] = [];
   let before = baseline;
+  const floors = { api: new RssFloor(run.api), worker: new RssFloor(run.worker) };
   const start = performance.now();
   load.start();
   for (let minute = 1; minute <= settings.minutes; minute += 1) {
     await sleep(start + minute * 60_000 - performance.now());
-    const { row, after } = await minuteRow(run, minute, load, before);
+    const { row, after } = await minuteRow(run, minute, load, floors, before);
     before = after;
     rows.push(row);
     console.log(tableRow(row));
   }
+  floors.api.stop();
+  floors.worker.stop();
   log(`load stopped; waiting up to ${settings.drainSeconds} s for the worker to catch up`);
   const drained = await drain(run, settings.drainSeconds);
   await sleep(2000); // the last pushes and e-mails in flight

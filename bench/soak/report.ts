@@ -12,6 +12,8 @@ export interface MinuteRow {
   load: LoadWindow;
   rssApi: number;
   rssWorker: number;
+  /** The lowest of the samples taken every 5 s in the minute. */
+  rssFloor: { api: number; worker: number };
   heapApi: number;
   heapWorker: number;
   /** What the database gained in the minute. */
@@ -49,6 +51,8 @@ const COLUMNS: Array<[string, (row: MinuteRow) => string]> = [
   ['CPU worker %', (r) => fixed(r.cpuWorker)],
   ['RSS API', (r) => fixed(r.rssApi, 1)],
   ['RSS worker', (r) => fixed(r.rssWorker, 1)],
+  ['RSS min API', (r) => fixed(r.rssFloor.api, 1)],
+  ['RSS min worker', (r) => fixed(r.rssFloor.worker, 1)],
   ['heap API', (r) => fixed(r.heapApi, 1)],
   ['heap worker', (r) => fixed(r.heapWorker, 1)],
   ['fired', (r) => String(r.got.fired)],
@@ -76,15 +80,13 @@ export function tableRow(row: MinuteRow): string {
   return row.load.errors.size > 0 ? `${line}\n    errors: ${formatCodes(row.load.errors)}` : line;
 }
 
-export const COLUMN_NOTES =
-  "CPU: % of one core over the minute (/proc); load: the machine's 1-minute load average; " +
-  'RSS and heap in MiB at the end of the minute (VmRSS from /proc, heap used from each ' +
-  "process's /metrics); p50/p99: ingest answer time from the request's scheduled instant; " +
-  'late: requests sent more than 10 ms after their scheduled instant; e-mails: received by ' +
-  'the SMTP server; pages: escalation pages delivered; queue: BullMQ jobs waiting, active and ' +
-  "delayed (all queues, from the worker's /metrics); step late: the bucket of the worker's " +
-  'escalation_step_lateness_seconds holding the p99 (n/a where the worker has no such metric); ' +
-  'page late: from the due instant until the page was delivered (in the database).';
+/** What the columns mean, printed before the table. */
+export const COLUMN_NOTES = [
+  "late: requests sent more than 10 ms after their scheduled instant; p50/p99: ingest answer time from the request's scheduled instant",
+  "CPU: % of one core over the minute; RSS and heap in MiB at the end of the minute (VmRSS from /proc, heap used from each process's /metrics); RSS min: the lowest of samples every 5 s in the minute",
+  "e-mails: received by the SMTP server; pages: escalation pages delivered; queue: BullMQ jobs waiting, active and delayed (all queues, from the worker's /metrics)",
+  "step late: the bucket of the worker's escalation_step_lateness_seconds holding the minute's p99 (n/a without that metric); page late: from the due instant until the page was delivered (database); load: the machine's 1-minute load average",
+];
 
 export function growthPercent(first: number, last: number): number {
   return ((last - first) / first) * 100;

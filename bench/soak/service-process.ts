@@ -140,3 +140,31 @@ export class ServiceProcess {
       lines.samples.set(message, { count: 1, firstAtS: (Date.now() - this.startedAt) / 1000 });
   }
 }
+
+/**
+ * The lowest resident memory of a process since the last `take()`, sampled every 5 s: what it
+ * holds after its collections, where a single sample may catch garbage not yet collected.
+ */
+export class RssFloor {
+  private lowest = Infinity;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly service: ServiceProcess) {
+    this.timer = setInterval(() => this.sample(), 5000);
+  }
+
+  take(): number {
+    this.sample();
+    const lowest = this.lowest;
+    this.lowest = Infinity;
+    return lowest;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    this.lowest = Math.min(this.lowest, this.service.rssMiB());
+  }
+}
