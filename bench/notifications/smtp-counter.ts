@@ -1,25 +1,43 @@
 import { Worker } from 'node:worker_threads';
 
+/** A message as received, kept only while capturing. */
+export interface CapturedMail {
+  to: string[];
+  raw: string;
+}
+
 /**
  * An SMTP server (in a worker thread) that accepts everything and only counts messages and
- * their distinct recipients: bodies are drained, never parsed. Reported every 20 ms.
+ * their distinct recipients: bodies are drained, never parsed. Reported every 20 ms. While
+ * `capture(true)`, messages are also kept whole (for set-ups that read tokens from e-mails).
  */
 export class SmtpCounter {
   count = 0;
   recipients = 0;
+  readonly captured: CapturedMail[] = [];
   private target = Infinity;
   private reached: (() => void) | null = null;
+  private capturedWaiters: Array<() => void> = [];
 
   private constructor(
     private readonly worker: Worker,
     readonly port: number,
   ) {
-    worker.on('message', (message: { count?: number; recipients?: number }) => {
-      if (typeof message.count !== 'number') return;
-      this.count = message.count;
-      this.recipients = message.recipients ?? 0;
-      this.check();
-    });
+    worker.on(
+      'message',
+      (message: { count?: number; recipients?: number; mail?: CapturedMail }) => {
+        if (message.mail) {
+          this.captured.push(message.mail);
+          const waiters = this.capturedWaiters;
+          this.capturedWaiters = [];
+          for (const wake of waiters) wake();
+        }
+        if (typeof message.count !== 'number') return;
+        this.count = message.count;
+        this.recipients = message.recipients ?? 0;
+        this.check();
+      },
+    );
   }
 
   static async start(): Promise<SmtpCounter> {
@@ -42,6 +60,32 @@ export class SmtpCounter {
       this.reached = resolve;
       this.check();
     });
+  }
+
+  /** Keeps (true) or stops keeping (false) the messages that arrive from now on. */
+  capture(on: boolean): void {
+    this.worker.postMessage({ capture: on });
+  }
+
+  /** The first captured message matching, waiting up to `timeoutMs` for it. */
+  async waitForMail(
+    predicate: (mail: CapturedMail) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<CapturedMail> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.captured.find(predicate);
+      if (found) return found;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('no matching e-mail arrived');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.capturedWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,7 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { NestFactory } from '@nestjs/core';
+import { Dependencies, JsonLogger } from '@platform/core';
 import { PlatformAdminStartup } from '@platform/identity';
 import { JOB_QUEUES, QueueName } from '@platform/queue';
 import { createTestDatabase, deleteRedisPrefix, testConfig } from '@platform/testing';
@@ -42,5 +44,33 @@ describe('worker application', () => {
       await database.drop();
       await deleteRedisPrefix(config.redisPrefix);
     }
+  });
+
+  it('does not take its Redis connection still being made at start-up for an outage', async () => {
+    const database = await createTestDatabase();
+    const config = testConfig(database);
+    const lines: Array<{ level: string; context?: string; message: string }> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean))
+          lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    try {
+      const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+        logger: JsonLogger.create('worker', 'info', destination),
+      });
+      // The start-up check has answered by now, whichever way.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const up = app.get(Dependencies, { strict: false }).isUp('redis');
+      await app.close();
+      expect(up).toBe(true);
+    } finally {
+      await database.drop();
+      await deleteRedisPrefix(config.redisPrefix);
+    }
+    // Neither "Redis is unreachable" nor "Redis answers again".
+    expect(lines.filter((line) => line.context === 'dependencies')).toEqual([]);
   });
 });
