@@ -16,7 +16,7 @@ import {
   type MailingTestApp,
 } from '../support/api-app.js';
 import { alertsProject, eventually } from '../support/alerting.js';
-import { bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { bearer, createAccount, PASSWORD, type TestAccount } from '../support/identity.js';
 
 import { type ReceivedWebhook, WebhookReceiver } from './endpoints-receiver.js';
 
@@ -68,10 +68,12 @@ describe('alert dispatch outbox', () => {
         notification_endpoint_ids: [endpoint.body.data.id],
       })
       .expect(201);
+    // The tests move the clock hours ahead: minting then needs the password as well.
     const minted = await t
       .request()
       .post(`/projects/${id}/alert_ingest_tokens`)
       .set(bearer(owner.jwt))
+      .send({ current_password: PASSWORD })
       .expect(201);
     return { id, token: minted.body.data.token as string };
   };

@@ -113,7 +113,7 @@ describe('ending sessions', () => {
     it('answers 204 without a session, and leaves a static token working', async () => {
       await t.request().post('/logout').expect(204);
       await t.request().post('/logout').set(bearer('not.a.jwt')).expect(204);
-      const token = await mintToken(t, ada.jwt, ['projects:read']);
+      const token = await mintToken(t, ada.jwt, ['organization:read']);
       await t.request().post('/logout').set(bearer(token)).expect(204);
       await t.request().get('/accounts/me').set(bearer(token)).expect(200);
     });

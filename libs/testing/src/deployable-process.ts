@@ -164,6 +164,41 @@ export class DeployableProcess {
     return [...this.lines];
   }
 
+  /** Calls `listener` with every further line of output; answers how to stop listening. */
+  onLine(listener: (line: string) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** Resolves with the first line (seen already or to come) that contains `text`. */
+  waitForLine(text: string, timeoutMs = 30_000): Promise<string> {
+    const seen = this.lines.find((line) => line.includes(text));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(`no line with ${text} in ${timeoutMs} ms:\n${this.output.join('\n')}`));
+      }, timeoutMs);
+      const stop = this.onLine((line) => {
+        if (!line.includes(text)) return;
+        clearTimeout(timer);
+        stop();
+        resolve(line);
+      });
+    });
+  }
+
+  /** Sends `signal` without waiting for the process to end. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Resolves with how the process ended, once it has. */
+  async ended(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    await this.closed;
+    return { code: this.child.exitCode, signal: this.child.signalCode };
+  }
+
   /** Ends the process at once, mid-job, as a crash or an OOM kill would. */
   async kill(): Promise<void> {
     await this.stopWith('SIGKILL');

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { INestApplication, INestApplicationContext, LoggerService } from '@nestjs/common';
 import { HealthRegistry } from './health.registry.js';
 
@@ -79,7 +79,7 @@ async function drain(
   options.logger.log(`${signal}: not ready; stopping in ${options.delayMs} ms`, options.name);
   await sleep(options.delayMs);
   await options.closeFirst?.close();
-  inFlight.closing = true;
+  inFlight.close();
   server.close();
   server.closeIdleConnections();
   while (inFlight.count() > 0) {
@@ -92,20 +92,28 @@ async function drain(
 
 interface RequestTracker {
   count(): number;
-  closing: boolean;
+  /** From now on every answer closes its connection, those in flight included. */
+  close(): void;
 }
 
 function trackRequests(server: Server): RequestTracker {
-  let active = 0;
-  const tracker: RequestTracker = { count: () => active, closing: false };
-  server.on('request', (_request, response) => {
-    active += 1;
-    if (tracker.closing) response.setHeader('Connection', 'close');
-    response.once('close', () => {
-      active -= 1;
-    });
+  const active = new Set<ServerResponse>();
+  let closing = false;
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+  };
+  server.on('request', (_request, response: ServerResponse) => {
+    active.add(response);
+    if (closing) closeAfter(response);
+    response.once('close', () => active.delete(response));
   });
-  return tracker;
+  return {
+    count: () => active.size,
+    close: () => {
+      closing = true;
+      for (const response of active) closeAfter(response);
+    },
+  };
 }
 
 function sleep(ms: number): Promise<void> {
