@@ -26,17 +26,21 @@ export class AlertsPruneProcessor implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.startup.run('alert retention schedule', async () => {
-      await this.jobs.withRedis(() =>
-        this.jobs
-          .queue(QueueName.Maintenance)
-          .upsertJobScheduler(
-            ALERTS_PRUNE_SCHEDULER_ID,
-            { pattern: ALERTS_PRUNE_PATTERN, tz: 'UTC' },
-            { name: JobName.AlertsPrune, data: {} },
-          ),
-      );
-    });
+    await this.startup.run(
+      'alert retention schedule',
+      async () => {
+        await this.jobs.withRedis(() =>
+          this.jobs
+            .queue(QueueName.Maintenance)
+            .upsertJobScheduler(
+              ALERTS_PRUNE_SCHEDULER_ID,
+              { pattern: ALERTS_PRUNE_PATTERN, tz: 'UTC' },
+              { name: JobName.AlertsPrune, data: {} },
+            ),
+        );
+      },
+      { againWhenBack: 'redis' },
+    );
   }
 
   @OnJob(JobName.AlertsPrune)

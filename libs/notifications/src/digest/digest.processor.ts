@@ -77,17 +77,21 @@ export class DigestProcessor implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.startup.run('digest sweep schedule', async () => {
-      await this.jobs.withRedis(() =>
-        this.jobs
-          .queue(QueueName.Digests)
-          .upsertJobScheduler(
-            'digest-sweep',
-            { every: this.config.digestFlushIntervalSeconds * 1000 },
-            { name: JobName.DigestSweep, data: {} },
-          ),
-      );
-    });
+    await this.startup.run(
+      'digest sweep schedule',
+      async () => {
+        await this.jobs.withRedis(() =>
+          this.jobs
+            .queue(QueueName.Digests)
+            .upsertJobScheduler(
+              'digest-sweep',
+              { every: this.config.digestFlushIntervalSeconds * 1000 },
+              { name: JobName.DigestSweep, data: {} },
+            ),
+        );
+      },
+      { againWhenBack: 'redis' },
+    );
   }
 
   @OnJob(JobName.DigestSweep)
