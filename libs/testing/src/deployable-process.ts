@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Lines of a process's output kept for the message of a failure. */
 const KEPT_LINES = 200;
 
-export type Deployable = 'api' | 'worker' | 'migrate';
+export type Deployable = 'api' | 'worker' | 'migrate' | 'backup-operator' | 'groupware-operator';
 
 /** A build of the deployables in a folder of its own; `remove()` deletes it. */
 export class DeployablesBuild {
