@@ -44,6 +44,7 @@ export function deferredConnectionDataSource(
       ...extra,
     });
     pool.on('error', (error) => onPoolError(tagUnavailable(error, 'database')));
+    pool.on('connect', (client) => listenForTheWholeLife(client, onPoolError));
     tagConnectErrors(pool);
     return pool;
   };
@@ -51,6 +52,20 @@ export function deferredConnectionDataSource(
     driver.isGeneratedColumnsSupported = true;
   };
   return dataSource;
+}
+
+/**
+ * pg-pool stops listening to a connection's errors when it hands the connection out, and
+ * TypeORM's query runner starts only a promise turn later. When PostgreSQL stops as a
+ * connection opens, its ReadyForQuery and the FATAL 57P01 arrive in one TCP segment, parsed in
+ * one go: the error is emitted in between with no listener, which would crash the process.
+ * This listener stays for the connection's whole life and reports only what no one else
+ * heard; the connection is then unusable, its next query fails and the pool drops it.
+ */
+function listenForTheWholeLife(client: pg.PoolClient, onPoolError: (error: Error) => void): void {
+  client.on('error', (error) => {
+    if (client.listenerCount('error') === 1) onPoolError(tagUnavailable(error, 'database'));
+  });
 }
 
 type ConnectCallback = (error: Error | undefined, client?: unknown, done?: unknown) => void;
