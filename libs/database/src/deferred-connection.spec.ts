@@ -48,7 +48,9 @@ async function serverStoppingAsConnectionsOpen(): Promise<net.Server> {
 
 describe('deferredConnectionDataSource', () => {
   let server: net.Server | undefined;
-  afterEach(() => server?.close());
+  afterEach(() => {
+    server?.close();
+  });
 
   it('answers a connection killed as it is handed out as the database being unavailable, without crashing', async () => {
     server = await serverStoppingAsConnectionsOpen();
