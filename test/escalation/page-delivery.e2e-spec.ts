@@ -11,6 +11,7 @@ import { PagesRepository } from '../../libs/escalation/src/paging/pages.reposito
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { RateLimiter } from '@platform/rate-limits';
 
 type Channel = 'in_app' | 'email' | 'phone' | 'sms';
 
@@ -401,7 +402,7 @@ describe('escalation page delivery', () => {
       t.get(PagesRepository),
       t.get(NotifyService),
       t.get(Mailer),
-      new PhoneProvider(config),
+      new PhoneProvider(config, t.get(RateLimiter)),
     );
     for (const channel of ['phone', 'sms'] as const) {
       const { pageId } = await page(

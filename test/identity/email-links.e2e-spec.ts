@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { PasswordResetService } from '@platform/identity';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -101,6 +101,12 @@ describe('links in e-mails', () => {
 
     beforeAll(async () => {
       ada = await createAccount(t, t.sink, 'ada@example.com');
+    });
+
+    // Three reset e-mails an hour per login (RATE_LIMITS.passwordResetPerLogin): each test
+    // starts an hour after the last.
+    beforeEach(() => {
+      t.clock.advance({ hours: 1 });
     });
 
     async function requestReset(loginName: string) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { FakeTwilio, type TwilioRequest } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -27,6 +27,12 @@ describe('phone number verification', () => {
   afterAll(async () => {
     await t?.close();
     await fake?.close();
+  });
+
+  // Five codes an hour per number (RATE_LIMITS.phoneCodesPerNumber), and most tests text
+  // NUMBER: each test starts an hour after the last.
+  beforeEach(() => {
+    t.clock.advance({ hours: 1 });
   });
 
   let accounts = 0;

@@ -3,6 +3,7 @@ import { Injectable, type INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { CoreModule } from '@platform/core';
 import {
+  DeferJob,
   JOB_CATALOG,
   JobQueue,
   type JobName,
@@ -20,6 +21,20 @@ import {
 import { type Job, QueueEvents } from 'bullmq';
 
 const ECHO = 'test.echo' as unknown as JobName;
+const WAIT_ONCE = 'test.wait-once' as unknown as JobName;
+
+/** Asks to wait (as a rate-limited sender does) on its first run, then succeeds. */
+@Injectable()
+class WaitOnceProcessor {
+  readonly runs: Array<{ at: number; attemptsMade: number }> = [];
+
+  @OnJob(WAIT_ONCE)
+  async run(_data: unknown, job: Job): Promise<string> {
+    this.runs.push({ at: Date.now(), attemptsMade: job.attemptsMade });
+    if (this.runs.length === 1) throw new DeferJob(400, 'over the limit');
+    return 'done';
+  }
+}
 
 @Injectable()
 class EchoProcessor {
@@ -56,10 +71,10 @@ describe('job queue and worker runtime', () => {
     prefix = config.redisPrefix;
     const moduleRef = await Test.createTestingModule({
       imports: [CoreModule.forRoot(config), QueueModule, WorkerRuntimeModule],
-      providers: [EchoProcessor],
+      providers: [EchoProcessor, WaitOnceProcessor],
     })
       .overrideProvider(JOB_CATALOG)
-      .useValue({ [ECHO]: QueueName.Maintenance })
+      .useValue({ [ECHO]: QueueName.Maintenance, [WAIT_ONCE]: QueueName.Maintenance })
       .compile();
     app = await moduleRef.init();
     events = new QueueEvents(QueueName.Maintenance, {
@@ -93,6 +108,17 @@ describe('job queue and worker runtime', () => {
     const counts = await app.get(JobQueue).queue(QueueName.Maintenance).getJobCounts('completed');
     expect(counts.completed).toBe(1);
     expect(app.get(JobQueue).queue(QueueName.Maintenance).opts.prefix).toBe(prefix);
+  });
+
+  it('runs a deferred job again after its delay without using one of its attempts', async () => {
+    const jobs = app.get(JobQueue);
+    // One attempt only: were the deferral a failure, the job would fail for good.
+    const id = await jobs.enqueue(WAIT_ONCE, {} as never, { attempts: 1 });
+    const job = await jobs.queue(QueueName.Maintenance).getJob(id);
+    expect(await job!.waitUntilFinished(events, 10_000)).toBe('done');
+    const { runs } = app.get(WaitOnceProcessor);
+    expect(runs.map((run) => run.attemptsMade)).toEqual([0, 0]);
+    expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(400);
   });
 
   it('refuses a job that is not in the catalog', async () => {

@@ -3,6 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@platform/audit';
 import { MailModule } from '@platform/mail';
+import { RateLimitsModule } from '@platform/rate-limits';
 import { AccessGuard } from './access/access.guard.js';
 import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
 import { ProjectReadAhead } from './access/project-read-ahead.js';
@@ -40,7 +41,13 @@ import { TokensService } from './tokens/tokens.service.js';
  * invitations, and the global AccessGuard that every route passes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), DiscoveryModule, MailModule, AuditModule],
+  imports: [
+    TypeOrmModule.forFeature(IDENTITY_ENTITIES),
+    DiscoveryModule,
+    MailModule,
+    AuditModule,
+    RateLimitsModule,
+  ],
   controllers: [
     SignupController,
     AccountsController,

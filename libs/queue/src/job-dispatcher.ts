@@ -51,6 +51,20 @@ export type JobHandler<N extends JobName = JobName> = (
   job: Job,
 ) => Promise<unknown>;
 
+/**
+ * Thrown by a processor when the job must wait (a rate limit): it goes back to the queue for
+ * `delayMs` without using one of its attempts, and is not a failure.
+ */
+export class DeferJob extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DeferJob';
+  }
+}
+
 export class JobCatalogError extends Error {
   constructor(problems: string[]) {
     super(`Job processors do not match the job catalog: ${problems.join('; ')}`);
@@ -166,6 +180,11 @@ export class JobDispatcher implements OnApplicationBootstrap, BeforeApplicationS
           duration.observe({ queue, job: job.name, outcome: 'completed' }, seconds());
           return result;
         } catch (error) {
+          if (error instanceof DeferJob && token) {
+            duration.observe({ queue, job: job.name, outcome: 'deferred' }, seconds());
+            await job.moveToDelayed(Date.now() + error.delayMs, token);
+            throw new DelayedError();
+          }
           const dependency = unavailableDependency(error);
           if (!dependency || !token) {
             duration.observe({ queue, job: job.name, outcome: 'failed' }, seconds());

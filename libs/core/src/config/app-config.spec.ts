@@ -104,6 +104,22 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads the networks the per-address rate limits do not count', () => {
+    expect(loadConfig({}).rateLimitExemptNetworks).toEqual([]);
+    expect(
+      loadConfig({ RATE_LIMIT_EXEMPT_NETWORKS: '10.0.0.0/8, 192.0.2.7,2001:db8::/48' })
+        .rateLimitExemptNetworks,
+    ).toEqual(['10.0.0.0/8', '192.0.2.7', '2001:db8::/48']);
+    expect(
+      problemsOf({ RATE_LIMIT_EXEMPT_NETWORKS: 'loopback,10.0.0.0/33,2001:db8::/129,1.2.3.4/8/8' }),
+    ).toEqual(
+      ['loopback', '10.0.0.0/33', '2001:db8::/129', '1.2.3.4/8/8'].map(
+        (entry) =>
+          `RATE_LIMIT_EXEMPT_NETWORKS must list IP addresses or CIDR ranges (got "${entry}")`,
+      ),
+    );
+  });
+
   it('reads the operator settings', () => {
     expect(loadConfig({}).operator).toEqual({
       kubeconfig: null,

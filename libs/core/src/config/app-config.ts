@@ -86,6 +86,11 @@ export interface AppConfig {
    * client, and X-Forwarded-For is ignored.
    */
   trustedProxies: string[];
+  /**
+   * RATE_LIMIT_EXEMPT_NETWORKS: client addresses or CIDR ranges (an office NAT, a load-test
+   * host) that the per-address rate limits do not count; the login throttle counts them still.
+   */
+  rateLimitExemptNetworks: string[];
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
@@ -260,6 +265,18 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     }
   }
 
+  const rateLimitExemptNetworks = (read.raw('RATE_LIMIT_EXEMPT_NETWORKS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of rateLimitExemptNetworks) {
+    if (!isNetwork(entry)) {
+      read.problems.push(
+        `RATE_LIMIT_EXEMPT_NETWORKS must list IP addresses or CIDR ranges (got "${entry}")`,
+      );
+    }
+  }
+
   const redisPrefix = read.string('REDIS_PREFIX', 'platform');
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) {
     read.problems.push(`REDIS_PREFIX must be 1-64 characters of letters, digits, _ . : -`);
@@ -305,6 +322,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
     outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     trustedProxies,
+    rateLimitExemptNetworks,
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')
@@ -351,3 +369,11 @@ export function loadConfigOrExit(
 
 /** The injection token under which the validated configuration is provided. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** An IPv4 or IPv6 address, or a CIDR range with a prefix length its family allows. */
+function isNetwork(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const bits = isIP(address) === 4 ? 32 : isIP(address) === 6 ? 128 : 0;
+  if (rest.length > 0 || bits === 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+}

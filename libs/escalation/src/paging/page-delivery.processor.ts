@@ -7,7 +7,7 @@ import {
   PhoneProvider,
   PhoneProviderNotConfiguredError,
 } from '@platform/notifications';
-import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
@@ -102,6 +102,8 @@ export class PageDeliveryProcessor {
     try {
       outcome = await this.send(page);
     } catch (error) {
+      // Over the number's rate limit: the page stays pending and its job waits.
+      if (error instanceof DeferJob) throw error;
       if (error instanceof PhoneProviderNotConfiguredError) {
         outcome = { status: 'failed', reason: PHONE_PROVIDER_NOT_CONFIGURED, attempted: true };
       } else {

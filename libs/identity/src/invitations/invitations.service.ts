@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type AuditActor, AuditLog } from '@platform/audit';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
+import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { Principal } from '../access/principal.js';
@@ -47,10 +48,15 @@ export class InvitationsService {
     private readonly inviteeAccounts: InviteeAccountsRepository,
     private readonly audit: AuditLog,
     private readonly mailer: Mailer,
+    private readonly limits: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Within the role ceiling: nobody invites into a role above their own (role-ceiling.ts). */
+  /**
+   * Within the role ceiling: nobody invites into a role above their own (role-ceiling.ts).
+   * Each invitation e-mail counts per organization and per invited address (429
+   * `rate_limited`), so nobody floods a mailbox through invitations.
+   */
   async invite(
     principal: Principal,
     actor: AuditActor,
@@ -67,6 +73,10 @@ export class InvitationsService {
         `${email} is already a member of this organization`,
       );
     }
+    await this.limits.take(
+      { rule: RATE_LIMITS.invitationsPerOrganization, key: organizationId },
+      { rule: RATE_LIMITS.invitationsPerInvitee, key: email },
+    );
     const token = randomSecret();
     const now = this.clock.now();
     const invitation = await this.dataSource.transaction(async (manager) => {

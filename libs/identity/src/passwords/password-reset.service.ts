@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { AuditLog } from '@platform/audit';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
+import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { DataSource } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
+import { loginKey } from '../accounts/login-key.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
 import { hashPassword } from '../auth/passwords.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
@@ -52,9 +54,15 @@ export class PasswordResetService implements OnApplicationShutdown {
     private readonly throttle: LoginThrottle,
     private readonly mailer: Mailer,
     private readonly audit: AuditLog,
+    private readonly limits: RateLimiter,
   ) {}
 
-  request(login: string): { success: string } {
+  /** Counted per login (existing or not) and per client address, before the answer. */
+  async request(login: string, address: string | null): Promise<{ success: string }> {
+    await this.limits.take(
+      { rule: RATE_LIMITS.passwordResetPerLogin, key: loginKey(login) },
+      this.limits.perAddress(RATE_LIMITS.passwordResetPerAddress, address),
+    );
     const work = this.sendLink(login)
       .catch((error: unknown) =>
         this.logger.error(

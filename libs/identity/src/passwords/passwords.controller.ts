@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@platform/core';
 import type { Request, Response } from 'express';
@@ -66,8 +66,8 @@ export class PasswordsController {
   @Public()
   @Post('password-reset')
   @HttpCode(202)
-  requestReset(@Body() body: PasswordResetBody) {
-    return this.resets.request(body.login);
+  requestReset(@Body() body: PasswordResetBody, @Ip() address: string | undefined) {
+    return this.resets.request(body.login, address ?? null);
   }
 
   /** The page the reset e-mail's link opens: a form for the new password. */

@@ -36,8 +36,8 @@ export class SignupController {
   }
 
   @Post('create-account')
-  createAccount(@Body() body: SignupBody) {
-    return this.signups.signup(body);
+  createAccount(@Body() body: SignupBody, @Ip() address: string | undefined) {
+    return this.signups.signup(body, address ?? null);
   }
 
   @Post('verify-email')
@@ -78,8 +78,8 @@ export class SignupController {
 
   @Post('resend-verification')
   @HttpCode(202)
-  resendVerification(@Body() body: ResendVerificationBody) {
-    return this.signups.resend(body.login);
+  resendVerification(@Body() body: ResendVerificationBody, @Ip() address: string | undefined) {
+    return this.signups.resend(body.login, address ?? null);
   }
 
   /** The JWT goes out in the Authorization header; browsers also get the session and CSRF cookies. */

@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
+import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { DataSource } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
+import { loginKey } from '../accounts/login-key.js';
 import { hashPassword } from '../auth/passwords.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import { Organization } from '../entities.js';
@@ -26,11 +28,16 @@ export class SignupService {
     private readonly memberships: MembershipsRepository,
     private readonly legal: LegalRepository,
     private readonly mailer: Mailer,
+    private readonly limits: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Creates the account, its organization, the admin membership and the consent, atomically. */
-  async signup(body: SignupBody): Promise<{ success: string }> {
+  /**
+   * Creates the account, its organization, the admin membership and the consent, atomically.
+   * Counted per client address before anything else (429 `rate_limited`).
+   */
+  async signup(body: SignupBody, address: string | null): Promise<{ success: string }> {
+    await this.limits.take(this.limits.perAddress(RATE_LIMITS.signupPerAddress, address));
     const passwordHash = await hashPassword(body.password);
     const token = randomSecret();
     const now = this.clock.now();
@@ -76,8 +83,15 @@ export class SignupService {
     return { verified: true };
   }
 
-  /** Sends a fresh token to an unverified account; answers the same whether or not one exists. */
-  async resend(login: string): Promise<{ success: string }> {
+  /**
+   * Sends a fresh token to an unverified account; answers the same whether or not one exists,
+   * and counts the request per login and per client address either way.
+   */
+  async resend(login: string, address: string | null): Promise<{ success: string }> {
+    await this.limits.take(
+      { rule: RATE_LIMITS.verificationMailPerLogin, key: loginKey(login) },
+      this.limits.perAddress(RATE_LIMITS.verificationMailPerAddress, address),
+    );
     const account = await this.accounts.findByLogin(login);
     if (account && !account.emailVerifiedAt) {
       const token = randomSecret();

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig, type PhoneProviderConfig } from '@platform/core';
-import { closedLocalPort, FakeTwilio } from '@platform/testing';
+import { DeferJob } from '@platform/queue';
+import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
+import {
+  closedLocalPort,
+  deleteRedisPrefix,
+  FakeClock,
+  FakeTwilio,
+  redisUrl,
+  uniqueRedisPrefix,
+} from '@platform/testing';
+import { Redis } from 'ioredis';
 import {
   escapeXml,
   PHONE_PROVIDER_NOT_CONFIGURED,
@@ -10,8 +20,13 @@ import {
   sayTwiml,
 } from './phone-provider.js';
 
+const prefix = uniqueRedisPrefix();
+const redis = new Redis(redisUrl(), { keyPrefix: `${prefix}:` });
+const clock = new FakeClock('2026-03-10T07:00:00Z');
+
 function provider(phone: PhoneProviderConfig | null): PhoneProvider {
-  return new PhoneProvider({ ...loadConfig({}), phone });
+  const config = { ...loadConfig({}), phone };
+  return new PhoneProvider(config, new RateLimiter(redis, clock, config));
 }
 
 describe('PhoneProvider', () => {
@@ -23,6 +38,30 @@ describe('PhoneProvider', () => {
 
   afterAll(async () => {
     await fake.close();
+    await deleteRedisPrefix(prefix);
+    redis.disconnect();
+  });
+
+  it('defers texts and calls to a number over its limit, sending nothing, until the window has room', async () => {
+    const phone = provider(fake.config());
+    const number = '+4915100000010';
+    const { limit } = RATE_LIMITS.textsAndCallsPerMinute;
+    for (let n = 0; n < limit; n++) await phone.sendSms(number, `text ${n}`);
+    const sent = fake.requests.length;
+
+    clock.advance({ seconds: 20 });
+    const deferred = await phone.call(number, 'one too many').catch((e: unknown) => e);
+    expect(deferred).toBeInstanceOf(DeferJob);
+    // The oldest text leaves the minute 40 s from now.
+    expect((deferred as DeferJob).delayMs).toBe(40_000);
+    expect(fake.requests.length).toBe(sent);
+    // Another number is not affected.
+    await phone.sendSms('+4915100000011', 'other');
+    expect(fake.requests.length).toBe(sent + 1);
+
+    clock.advance({ seconds: 40 });
+    await phone.call(number, 'now it goes');
+    expect(fake.requests.at(-1)).toMatchObject({ kind: 'call', to: number });
   });
 
   it('sends an SMS to Messages.json with Basic auth and the configured sender', async () => {

@@ -6,6 +6,8 @@ import {
   MetricsService,
   type PhoneProviderConfig,
 } from '@platform/core';
+import { DeferJob } from '@platform/queue';
+import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 
 /** The delivery reason recorded when PHONE_* is unset. */
 export const PHONE_PROVIDER_NOT_CONFIGURED = 'phone_provider_not_configured';
@@ -65,7 +67,9 @@ export function sayTwiml(text: string): string {
 /**
  * A client of the Twilio REST API shape (any compatible service): SMS through Messages.json,
  * voice calls through Calls.json with inline TwiML. PHONE_* unset: every send throws
- * PhoneProviderNotConfiguredError.
+ * PhoneProviderNotConfiguredError. Every text and call, whoever sends it, counts against the
+ * destination number's limits (RATE_LIMITS.textsAndCalls*): over them, the send throws
+ * DeferJob and its job waits for the window instead of failing.
  */
 @Injectable()
 export class PhoneProvider {
@@ -73,6 +77,7 @@ export class PhoneProvider {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly limits: RateLimiter,
     @Optional() private readonly metrics?: MetricsService,
   ) {
     this.settings = config.phone;
@@ -105,7 +110,7 @@ export class PhoneProvider {
       this.metrics?.countDelivery(channel, 'sent');
       return receipt;
     } catch (error) {
-      this.metrics?.countDelivery(channel, 'failed');
+      if (!(error instanceof DeferJob)) this.metrics?.countDelivery(channel, 'failed');
       throw error;
     }
   }
@@ -113,6 +118,13 @@ export class PhoneProvider {
   private async post(resource: string, fields: Record<string, string>): Promise<PhoneReceipt> {
     const settings = this.settings;
     if (!settings) throw new PhoneProviderNotConfiguredError();
+    const waitMs = await this.limits.acquire(
+      { rule: RATE_LIMITS.textsAndCallsPerMinute, key: fields.To },
+      { rule: RATE_LIMITS.textsAndCallsPerHour, key: fields.To },
+    );
+    if (waitMs > 0) {
+      throw new DeferJob(waitMs, `texts and calls to this number are over their rate limit`);
+    }
     const base = settings.apiUrl.replace(/\/+$/, '');
     const url = `${base}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/${resource}`;
     const credentials = Buffer.from(`${settings.accountSid}:${settings.authToken}`).toString(

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { PhoneDispatcher } from './phone-dispatcher.js';
 import { PhoneErrorCode, PhoneException } from './phone-exception.js';
@@ -51,9 +52,14 @@ export class PhoneVerificationService {
     private readonly clock: Clock,
     private readonly verifications: PhoneVerificationRepository,
     private readonly phone: PhoneDispatcher,
+    private readonly limits: RateLimiter,
   ) {}
 
-  /** Starts (or restarts) the verification of `phoneNumber` and texts it the code. */
+  /**
+   * Starts (or restarts) the verification of `phoneNumber` and texts it the code. Counted per
+   * account and per number (429 `rate_limited`): a restart also gives five fresh attempts at
+   * the code, so this limit is what bounds guessing too.
+   */
   async request(
     accountId: string,
     phoneNumber: string,
@@ -64,6 +70,10 @@ export class PhoneVerificationService {
         'Phone numbers cannot be verified: no SMS provider is configured',
       );
     }
+    await this.limits.take(
+      { rule: RATE_LIMITS.phoneCodesPerAccount, key: accountId },
+      { rule: RATE_LIMITS.phoneCodesPerNumber, key: phoneNumber },
+    );
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + PHONE_CODE_TTL_MINUTES * 60_000);
     const code = generatePhoneCode();

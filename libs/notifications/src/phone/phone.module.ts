@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitsModule } from '@platform/rate-limits';
 import { AccountPhoneController } from './phone.controller.js';
 import { PhoneDispatcher } from './phone-dispatcher.js';
 import { PhoneVerificationRepository } from './phone-verification.repository.js';
@@ -9,6 +10,7 @@ import { PhoneVerificationService } from './phone-verification.service.js';
  * SMS and calls for the worker (JobQueue comes from the global QueueModule).
  */
 @Module({
+  imports: [RateLimitsModule],
   controllers: [AccountPhoneController],
   providers: [PhoneDispatcher, PhoneVerificationRepository, PhoneVerificationService],
   exports: [PhoneDispatcher],

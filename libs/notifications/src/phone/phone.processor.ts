@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { PhoneDeliveriesRepository } from './phone-deliveries.repository.js';
 import {
@@ -50,6 +50,7 @@ export class PhoneProcessor {
     try {
       receipt = await send();
     } catch (error) {
+      if (error instanceof DeferJob) throw error;
       if (error instanceof PhoneProviderNotConfiguredError) {
         this.logger.warn(`${job.name} ${job.id} not sent: ${error.message}`);
         await this.record(deliveryId, 'failed', error.reason);

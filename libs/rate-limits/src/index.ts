@@ -1,0 +1,3 @@
+export * from './rate-limit-rules.js';
+export * from './rate-limiter.js';
+export * from './rate-limits.module.js';
