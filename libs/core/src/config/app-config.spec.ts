@@ -224,11 +224,22 @@ describe('loadConfig', () => {
       return true;
     });
     try {
-      expect(() => loadConfigOrExit({ PORT: 'abc', LOG_LEVEL: 'loud' })).toThrow(Exited);
+      expect(() =>
+        loadConfigOrExit({
+          PORT: 'abc',
+          LOG_LEVEL: 'loud',
+          DATABASE_URL: 'mysql://app:hunter2@db.internal/platform',
+        }),
+      ).toThrow(Exited);
       expect(exit).toHaveBeenCalledWith(1);
       const output = written.join('');
       expect(output).toContain('PORT must be an integer from 1 to 65535 (got "abc")');
       expect(output).toContain('LOG_LEVEL must be one of');
+      // The rejected URL is quoted without its password.
+      expect(output).toContain(
+        'DATABASE_URL must use postgres or postgresql (got "mysql://app:[redacted]@db.internal/platform")',
+      );
+      expect(output).not.toContain('hunter2');
     } finally {
       exit.mockRestore();
       stderr.mockRestore();

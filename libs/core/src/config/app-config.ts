@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { redactSecretText } from '../logging/redact.js';
 
 /**
  * Process configuration, read once from the environment and validated before anything
@@ -342,7 +343,8 @@ export function loadConfigOrExit(
     return loadConfig(env, options);
   } catch (error) {
     if (error instanceof ConfigValidationError) {
-      process.stderr.write(`${error.message}\n`);
+      // A rejected value is quoted in the message: a URL's password stays out of the log.
+      process.stderr.write(`${redactSecretText(error.message)}\n`);
       process.exit(1);
     }
     throw error;
