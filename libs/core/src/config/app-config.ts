@@ -87,12 +87,18 @@ export interface AppConfig {
    * client, and X-Forwarded-For is ignored.
    */
   trustedProxies: string[];
+  /**
+   * METRICS_TOKEN: when set, `/metrics` of every process answers only requests carrying
+   * `Authorization: Bearer <token>`; unset, `/metrics` is public.
+   */
+  metricsToken: string | null;
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
 
 export const DEVELOPMENT_SECRET_KEY = 'development-secret-key-do-not-use-in-production';
 const MIN_PRODUCTION_SECRET_LENGTH = 32;
+const MIN_METRICS_TOKEN_LENGTH = 16;
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -261,6 +267,17 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     }
   }
 
+  const metricsToken = read.optionalString('METRICS_TOKEN');
+  // Sent as a bearer credential: visible ASCII, long enough not to be guessed.
+  if (
+    metricsToken !== null &&
+    (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))
+  ) {
+    read.problems.push(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} visible ASCII characters without spaces`,
+    );
+  }
+
   const redisPrefix = read.string('REDIS_PREFIX', 'platform');
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) {
     read.problems.push(`REDIS_PREFIX must be 1-64 characters of letters, digits, _ . : -`);
@@ -306,6 +323,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
     outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     trustedProxies,
+    metricsToken,
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')
