@@ -17,6 +17,7 @@ export * from './http/operation-id.js';
 export * from './http/response-envelope.js';
 export * from './http/validation.js';
 export * from './logging/logger.js';
+export * from './logging/redact.js';
 export * from './metrics/metrics.service.js';
 export * from './openapi/openapi.js';
 export * from './versioning/api-versions.js';

@@ -5,7 +5,11 @@ import { closedLocalPort } from '@platform/testing';
 import { Writable } from 'node:stream';
 import { MailTransport } from './mail-transport.js';
 
-const message = { to: 'ada@example.test', subject: 'Verify your e-mail', text: 'token: abc123' };
+const message = {
+  to: 'ada@example.test',
+  subject: 'Verify your e-mail',
+  text: 'Open https://cloud.example.test/verify-email?token=abc123def456\n\nVerification token: abc123def456',
+};
 
 function captureLog(): string[] {
   const lines: string[] = [];
@@ -20,7 +24,7 @@ function captureLog(): string[] {
 }
 
 describe('MailTransport', () => {
-  it('writes the e-mail to the log as one JSON line when SMTP_URL is unset', async () => {
+  it('writes the e-mail to the log as one JSON line when SMTP_URL is unset, its tokens redacted', async () => {
     const lines = captureLog();
     const transport = new MailTransport(loadConfig({ MAIL_FROM: 'platform@example.test' }));
 
@@ -30,8 +34,14 @@ describe('MailTransport', () => {
     expect(JSON.parse(lines[0])).toMatchObject({
       level: 'info',
       context: 'mail',
-      email: { from: 'platform@example.test', ...message },
+      email: {
+        from: 'platform@example.test',
+        to: 'ada@example.test',
+        subject: 'Verify your e-mail',
+        text: 'Open https://cloud.example.test/verify-email?token=[redacted]\n\nVerification token: [redacted]',
+      },
     });
+    expect(lines[0]).not.toContain('abc123def456');
   });
 
   it('fails when the SMTP server cannot be reached, so the job is retried', async () => {

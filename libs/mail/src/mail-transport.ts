@@ -8,9 +8,9 @@ import { SmtpPool } from './smtp-pool.js';
 export const SMTP_MAX_CONNECTIONS = 10;
 
 /**
- * Sends e-mail over SMTP_URL. Without one, the message goes to the log as one JSON line:
- * development and test setups still see every e-mail (and the tokens in it), and nothing is
- * lost silently.
+ * Sends e-mail over SMTP_URL. Without one, the message goes to the log as one JSON line, so
+ * nothing is lost silently; the logger redacts the tokens and links' secrets in it like in any
+ * other line (a setup that must follow the links points SMTP_URL at a mail catcher).
  */
 @Injectable()
 export class MailTransport implements OnModuleDestroy {

@@ -68,6 +68,7 @@ export function deployableEnv(config: AppConfig): Record<string, string> {
     OUTBOUND_ALLOW_PRIVATE_NETWORKS: String(config.outboundAllowPrivateNetworks),
     // Several workers run side by side in tests: any free probe port.
     WORKER_PORT: '0',
+    ...(config.metricsToken ? { METRICS_TOKEN: config.metricsToken } : {}),
     ...(config.platformAdmin
       ? {
           PLATFORM_ADMIN_LOGIN: config.platformAdmin.login,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 
 export * from './fake-clock.js';
 export * from './fake-twilio.js';
+export * from './log-capture.js';
 export * from './kube-api-server/index.js';
 export * from './ports.js';
 export * from './smtp-sink.js';

@@ -17,6 +17,11 @@ export interface TestAppOptions {
   clock?: FakeClock;
   /** Further overrides before compiling. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /**
+   * Where the app's JSON log lines go (stdout when unset); `config.logLevel` still decides
+   * which lines are written (silent by default in tests).
+   */
+  logDestination?: NodeJS.WritableStream;
   /** Listen on a real port of 127.0.0.1 (for WebSocket clients); `baseUrl` names it. */
   listen?: boolean;
   /**
@@ -90,7 +95,7 @@ export async function createTestApp(
     await database.drop();
     await deleteRedisPrefix(config.redisPrefix);
   };
-  const logger = JsonLogger.create('api', config.logLevel);
+  const logger = JsonLogger.create('api', config.logLevel, options.logDestination);
   try {
     let builder = Test.createTestingModule({
       imports: [rootModule(config), ...(options.imports ?? [])],

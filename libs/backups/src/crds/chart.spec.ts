@@ -44,7 +44,11 @@ describe('backup-operator chart', () => {
       reconcileWorkers: 4,
       logLevel: 'info',
       backupImage: { repository: 'registry.neutral.com/public/restic' },
-      metrics: { port: 8080, serviceMonitor: { enabled: false } },
+      metrics: {
+        port: 8080,
+        tokenSecret: { name: '', key: 'token' },
+        serviceMonitor: { enabled: false },
+      },
       resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
       securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
       podSecurityContext: { runAsNonRoot: true },
@@ -129,7 +133,38 @@ describe('backup-operator chart', () => {
     expect(deployment).toMatch(/path: \/readyz\n\s+port: http/);
   });
 
-  it('holds no secret: the operator signs nothing and runs without SECRET_KEY', () => {
+  it('protects /metrics with METRICS_TOKEN from an existing Secret when one is named', () => {
+    const secret = '{{ . | quote }}';
+    const key = '{{ $.Values.metrics.tokenSecret.key | quote }}';
+    expect(read('templates/deployment.yaml')).toContain(
+      [
+        '            {{- with .Values.metrics.tokenSecret.name }}',
+        '            - name: METRICS_TOKEN',
+        '              valueFrom:',
+        '                secretKeyRef:',
+        `                  name: ${secret}`,
+        `                  key: ${key}`,
+        '            {{- end }}',
+      ].join('\n'),
+    );
+    // Prometheus scrapes with the same Secret.
+    expect(read('templates/servicemonitor.yaml')).toContain(
+      [
+        '      path: /metrics',
+        '      interval: {{ .Values.metrics.serviceMonitor.interval }}',
+        '      scrapeTimeout: {{ .Values.metrics.serviceMonitor.scrapeTimeout }}',
+        '      {{- with .Values.metrics.tokenSecret.name }}',
+        '      authorization:',
+        '        type: Bearer',
+        '        credentials:',
+        `          name: ${secret}`,
+        `          key: ${key}`,
+        '      {{- end }}',
+      ].join('\n'),
+    );
+  });
+
+  it('needs no SECRET_KEY: the operator signs nothing; its one optional Secret is the metrics token', () => {
     expect(readdirSync(join(chart, 'templates')).sort()).toEqual([
       'NOTES.txt',
       '_helpers.tpl',
@@ -143,7 +178,10 @@ describe('backup-operator chart', () => {
       'serviceaccount.yaml',
       'servicemonitor.yaml',
     ]);
-    expect(read('templates/deployment.yaml')).not.toContain('SECRET_KEY');
-    expect(read('templates/deployment.yaml')).not.toContain('secretKeyRef');
+    const deployment = read('templates/deployment.yaml');
+    expect(deployment).not.toContain('SECRET_KEY');
+    // The one Secret it may read is the optional metrics token.
+    expect(deployment.match(/secretKeyRef/g)).toHaveLength(1);
+    expect(deployment).toMatch(/- name: METRICS_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:/);
   });
 });

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       alertDispatchSweepIntervalMs: 5000,
       alertSearchMemoryMb: 256,
       outboundAllowPrivateNetworks: false,
+      metricsToken: null,
     });
   });
 
@@ -66,6 +67,7 @@ describe('loadConfig', () => {
       ALERT_DISPATCH_SWEEP_INTERVAL_MS: '0',
       ALERT_SEARCH_MEMORY_MB: '0',
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: ' scrape-0123456789abcdef ',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -88,7 +90,17 @@ describe('loadConfig', () => {
       alertDispatchSweepIntervalMs: 0,
       alertSearchMemoryMb: 0,
       outboundAllowPrivateNetworks: true,
+      metricsToken: 'scrape-0123456789abcdef',
     });
+  });
+
+  it('reads METRICS_TOKEN in the operators too, which read no SECRET_KEY', () => {
+    const operator = loadConfig(
+      { NODE_ENV: 'production', METRICS_TOKEN: 'scrape-0123456789abcdef' },
+      { usesSecretKey: false },
+    );
+    expect(operator.metricsToken).toBe('scrape-0123456789abcdef');
+    expect(loadConfig({ METRICS_TOKEN: '  ' }).metricsToken).toBeNull();
   });
 
   it('reads the trusted proxies, none by default', () => {
@@ -201,6 +213,14 @@ describe('loadConfig', () => {
       { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'yes' },
       'OUTBOUND_ALLOW_PRIVATE_NETWORKS must be true or false (got "yes")',
     ],
+    [
+      { METRICS_TOKEN: 'short' },
+      'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces',
+    ],
+    [
+      { METRICS_TOKEN: 'two words of a long token' },
+      'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces',
+    ],
     [{ NODE_ENV: 'production' }, 'SECRET_KEY is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', SECRET_KEY: 'short' }, 'SECRET_KEY must be at least 32 characters'],
     [
@@ -240,11 +260,22 @@ describe('loadConfig', () => {
       return true;
     });
     try {
-      expect(() => loadConfigOrExit({ PORT: 'abc', LOG_LEVEL: 'loud' })).toThrow(Exited);
+      expect(() =>
+        loadConfigOrExit({
+          PORT: 'abc',
+          LOG_LEVEL: 'loud',
+          DATABASE_URL: 'mysql://app:hunter2@db.internal/platform',
+        }),
+      ).toThrow(Exited);
       expect(exit).toHaveBeenCalledWith(1);
       const output = written.join('');
       expect(output).toContain('PORT must be an integer from 1 to 65535 (got "abc")');
       expect(output).toContain('LOG_LEVEL must be one of');
+      // The rejected URL is quoted without its password.
+      expect(output).toContain(
+        'DATABASE_URL must use postgres or postgresql (got "mysql://app:[redacted]@db.internal/platform")',
+      );
+      expect(output).not.toContain('hunter2');
     } finally {
       exit.mockRestore();
       stderr.mockRestore();

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { redactSecretText } from '../logging/redact.js';
 
 /**
  * Process configuration, read once from the environment and validated before anything
@@ -91,12 +92,18 @@ export interface AppConfig {
    * host) that the per-address rate limits do not count; the login throttle counts them still.
    */
   rateLimitExemptNetworks: string[];
+  /**
+   * METRICS_TOKEN: when set, `/metrics` of every process answers only requests carrying
+   * `Authorization: Bearer <token>`; unset, `/metrics` is public.
+   */
+  metricsToken: string | null;
   operator: OperatorSettings;
   logLevel: LogLevel;
 }
 
 export const DEVELOPMENT_SECRET_KEY = 'development-secret-key-do-not-use-in-production';
 const MIN_PRODUCTION_SECRET_LENGTH = 32;
+const MIN_METRICS_TOKEN_LENGTH = 16;
 
 export class ConfigValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -277,6 +284,17 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     }
   }
 
+  const metricsToken = read.optionalString('METRICS_TOKEN');
+  // Sent as a bearer credential: visible ASCII, long enough not to be guessed.
+  if (
+    metricsToken !== null &&
+    (metricsToken.length < MIN_METRICS_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(metricsToken))
+  ) {
+    read.problems.push(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} visible ASCII characters without spaces`,
+    );
+  }
+
   const redisPrefix = read.string('REDIS_PREFIX', 'platform');
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisPrefix)) {
     read.problems.push(`REDIS_PREFIX must be 1-64 characters of letters, digits, _ . : -`);
@@ -323,6 +341,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     trustedProxies,
     rateLimitExemptNetworks,
+    metricsToken,
     operator: {
       kubeconfig: read.optionalString('KUBECONFIG'),
       watchNamespaces: (read.raw('WATCH_NAMESPACE') ?? '')
@@ -360,7 +379,8 @@ export function loadConfigOrExit(
     return loadConfig(env, options);
   } catch (error) {
     if (error instanceof ConfigValidationError) {
-      process.stderr.write(`${error.message}\n`);
+      // A rejected value is quoted in the message: a URL's password stays out of the log.
+      process.stderr.write(`${redactSecretText(error.message)}\n`);
       process.exit(1);
     }
     throw error;

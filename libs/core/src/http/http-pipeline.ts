@@ -61,6 +61,8 @@ export function configureHttpApp(
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(request);
       metrics.observeHttp(request.method, route, response.statusCode, seconds);
+      // The route template names the operation; the logger redacts the credentials some paths
+      // carry (`/invite/[redacted]`, `/alerts/ack/[redacted]`), and the query is never logged.
       logger.pino.info(
         {
           request_id: requestId,

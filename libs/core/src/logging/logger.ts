@@ -2,10 +2,13 @@ import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger as Pino } from 'pino';
 import type { LogLevel } from '../config/app-config.js';
 import { RequestContexts } from '../context/request-context.js';
+import { redactSecrets } from './redact.js';
 
 /**
  * Structured JSON logs, one line per event, carrying the request id of the request being
  * served (taken from the async context) so a request can be followed across log lines.
+ * Whatever is logged, through this class or its `pino`, has its secrets redacted first
+ * (redact.ts).
  */
 export class JsonLogger implements LoggerService {
   constructor(readonly pino: Pino) {}
@@ -19,6 +22,13 @@ export class JsonLogger implements LoggerService {
           messageKey: 'message',
           timestamp: pino.stdTimeFunctions.isoTime,
           formatters: { level: (label) => ({ level: label }) },
+          hooks: {
+            // Before pino formats anything: message, fields, nested objects and errors alike.
+            logMethod(args, method) {
+              const redacted = args.map((arg: unknown) => redactSecrets(arg));
+              method.apply(this, redacted as Parameters<typeof method>);
+            },
+          },
           mixin: () => {
             const context = RequestContexts.current();
             return context ? { request_id: context.requestId } : {};
