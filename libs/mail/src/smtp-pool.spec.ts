@@ -102,11 +102,12 @@ describe('SmtpPool', () => {
   });
 
   it('opens a new session when the server closed the idle one', async () => {
-    server = await startServer({ socketTimeout: 200 });
+    // Long enough that a busy machine still completes the first session within it.
+    server = await startServer({ socketTimeout: 1000 });
     pool = new SmtpPool({ url: server.url, maxConnections: 1 });
     const first = mail('ada@example.test', 'first');
     await pool.send(first.envelope, first.raw);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     const second = mail('ada@example.test', 'second');
     await pool.send(second.envelope, second.raw);
     expect(server.texts.map((t) => t.trim())).toEqual(['first', 'second']);
