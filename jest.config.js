@@ -17,6 +17,10 @@ const shared = {
 export default {
   // Integration files wait on PostgreSQL and Redis more than on the CPU: use at least two.
   maxWorkers: Math.max(2, cpus().length),
+  // Native ES modules are loaded afresh for every test file and not all of it is collected:
+  // a worker grew to 4 GB over the suite and spent its time collecting. A worker above this
+  // after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   testTimeout: 30_000,
   testSequencer: '<rootDir>/test/support/sequencer.cjs',
   projects: [
