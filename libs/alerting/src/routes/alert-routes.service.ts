@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import type { EntityManager } from 'typeorm';
-import {
-  AlertingErrorCode,
-  AlertingException,
-  alertingNotFound,
-  alertingValidation,
-} from '../alerting-exception.js';
+import { alertingNotFound, alertingValidation } from '../alerting-exception.js';
 import { EndpointsRepository } from '../endpoints/endpoints.repository.js';
-import { type Matcher, matcherProblems } from '../matchers/matchers.js';
-import { isSeverity, SEVERITIES, type Severity } from '../severity.js';
+import { isSeverity, SEVERITIES } from '../severity.js';
+import {
+  assertDoesSomething,
+  assertNoProblems,
+  type FieldProblem,
+  mergeAlertRoute,
+  type RouteBody,
+  type RouteReference,
+} from './alert-route-merge.js';
 import { alertRouteView, cooldownUntil, routableOf } from './alert-route-view.js';
 import type {
   CloneAlertRouteBody,
@@ -17,40 +19,13 @@ import type {
   PreviewAlertRouteBody,
   UpdateAlertRouteBody,
 } from './alert-routes.dto.js';
-import { MAX_MATCHERS, MAX_ROUTE_NAME_LENGTH } from './alert-routes.dto.js';
+import { MAX_ROUTE_NAME_LENGTH } from './alert-routes.dto.js';
 import {
   type AlertRouteFields,
   type AlertRouteRow,
   AlertRoutesRepository,
 } from './alert-routes.repository.js';
 import { Router } from './routing.js';
-
-type FieldProblem = { field: string; messages: string[] };
-type RouteBody = CreateAlertRouteBody | UpdateAlertRouteBody;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const TARGET_FIELDS = [
-  'in_app_target_type',
-  'in_app_target_roster_id',
-  'in_app_target_member_id',
-  'in_app_target_role',
-] as const;
-
-/**
- * `min_severity_for_notification`: null, "", or "any" in any case mean any severity (stored
- * null); severities are accepted in any case and stored lower-case; anything else is refused.
- */
-export function parseMinSeverity(value: string | null):
-  | { ok: true; value: Severity | null }
-  | {
-      ok: false;
-    } {
-  if (value === null) return { ok: true, value: null };
-  const normalized = value.trim().toLowerCase();
-  if (normalized === '' || normalized === 'any') return { ok: true, value: null };
-  return isSeverity(normalized) ? { ok: true, value: normalized } : { ok: false };
-}
 
 /**
  * Alert routes. Rules beyond the spec's table, as built:
@@ -187,114 +162,33 @@ export class AlertRoutesService {
     current: AlertRouteRow | null,
     body: RouteBody,
   ): Promise<{ fields: AlertRouteFields; endpointIds: string[] | undefined }> {
-    const problems: FieldProblem[] = [];
-    const given = <K extends keyof RouteBody>(key: K) => body[key] !== undefined;
+    const merged = mergeAlertRoute(current, body);
+    const problems = [...merged.problems];
+    for (const reference of merged.references)
+      if (!(await this.inProject(manager, projectId, reference))) problems.push(reference.problem);
+    assertNoProblems(problems);
 
-    let matchers: Matcher[] = current?.matchers ?? [];
-    if (given('matchers')) {
-      const found = matcherProblems(body.matchers);
-      problems.push(...found);
-      if (Array.isArray(body.matchers)) {
-        if (body.matchers.length > MAX_MATCHERS)
-          problems.push({
-            field: 'matchers',
-            messages: [`matchers must contain no more than ${MAX_MATCHERS} elements`],
-          });
-        if (found.length === 0)
-          matchers = (body.matchers as Matcher[]).map(({ label, op, value }) => ({
-            label,
-            op,
-            value,
-          }));
-      } else if (body.matchers === null) matchers = [];
-    }
-
-    let minSeverity = current?.min_severity_for_notification ?? null;
-    if (given('min_severity_for_notification')) {
-      const parsed = parseMinSeverity(body.min_severity_for_notification ?? null);
-      if (parsed.ok) minSeverity = parsed.value;
-      else
-        problems.push({
-          field: 'min_severity_for_notification',
-          messages: [
-            `min_severity_for_notification must be one of ${SEVERITIES.join(', ')}, any, "" or null`,
-          ],
-        });
-    }
-
-    const type = body.in_app_target_type ?? current?.in_app_target_type ?? 'org_admins';
-    const pick = <K extends (typeof TARGET_FIELDS)[number]>(key: K) =>
-      (given(key) ? body[key] : current?.[key]) ?? null;
-    const rosterId = type === 'roster' ? pick('in_app_target_roster_id') : null;
-    const memberId = type === 'member' ? pick('in_app_target_member_id') : null;
-    const role = type === 'role' ? pick('in_app_target_role') : null;
-    if (current === null || TARGET_FIELDS.some(given)) {
-      if (type === 'roster') {
-        if (rosterId === null) problems.push(requiredFor('in_app_target_roster_id', type));
-        else if (!(await this.routes.rosterInProject(manager, projectId, rosterId)))
-          problems.push({
-            field: 'in_app_target_roster_id',
-            messages: ['in_app_target_roster_id must be an on-call roster of this project'],
-          });
-      }
-      if (type === 'member') {
-        if (memberId === null) problems.push(requiredFor('in_app_target_member_id', type));
-        else if (!(await this.routes.memberOfProject(manager, projectId, memberId)))
-          problems.push({
-            field: 'in_app_target_member_id',
-            messages: [
-              "in_app_target_member_id must be an account holding a membership in the project's organization",
-            ],
-          });
-      }
-      if (type === 'role' && role === null) problems.push(requiredFor('in_app_target_role', type));
-    }
-
-    let chainId = current?.escalation_chain_id ?? null;
-    if (given('escalation_chain_id')) {
-      chainId = body.escalation_chain_id ?? null;
-      if (chainId !== null && !(await this.routes.chainInProject(manager, projectId, chainId)))
-        problems.push({
-          field: 'escalation_chain_id',
-          messages: ['escalation_chain_id must be an escalation chain of this project'],
-        });
-    }
-
-    if (problems.length > 0) throw alertingValidation(problems);
-
-    let endpointIds: string[] | undefined;
-    let endpoints: Array<{ id: string; enabled: boolean }>;
-    if (given('notification_endpoint_ids')) {
-      const wanted = (body.notification_endpoint_ids ?? []).filter((id) => UUID.test(id));
-      endpoints = await this.endpointsOf(manager, projectId, [
-        ...new Set(wanted.map((id) => id.toLowerCase())),
-      ]);
-      endpointIds = endpoints.map((e) => e.id);
-    } else {
-      endpoints = await this.endpointsOf(
-        manager,
-        projectId,
-        current?.notification_endpoint_ids ?? [],
-      );
-    }
-
-    const fields: AlertRouteFields = {
-      name: given('name') ? (body.name ?? '') : (current?.name ?? ''),
-      priority: body.priority ?? current!.priority,
-      matchers,
-      escalation_chain_id: chainId,
-      in_app_target_type: type,
-      in_app_target_roster_id: rosterId,
-      in_app_target_member_id: memberId,
-      in_app_target_role: role,
-      min_severity_for_notification: minSeverity,
-      cooldown_seconds: given('cooldown_seconds')
-        ? (body.cooldown_seconds ?? null)
-        : (current?.cooldown_seconds ?? null),
-      enabled: body.enabled ?? current?.enabled ?? true,
+    const endpoints = await this.endpointsOf(
+      manager,
+      projectId,
+      merged.endpointIds ?? current?.notification_endpoint_ids ?? [],
+    );
+    assertDoesSomething(merged.fields, endpoints);
+    return {
+      fields: merged.fields,
+      endpointIds: merged.endpointIds === undefined ? undefined : endpoints.map((e) => e.id),
     };
-    assertDoesSomething(fields, endpoints);
-    return { fields, endpointIds };
+  }
+
+  /** Whether the roster, member or chain the route refers to belongs to the project. */
+  private inProject(
+    manager: EntityManager,
+    projectId: string,
+    { kind, id }: RouteReference,
+  ): Promise<boolean> {
+    if (kind === 'roster') return this.routes.rosterInProject(manager, projectId, id);
+    if (kind === 'member') return this.routes.memberOfProject(manager, projectId, id);
+    return this.routes.chainInProject(manager, projectId, id);
   }
 
   /** Read in the caller's transaction, which holds a pooled connection already. */
@@ -313,10 +207,6 @@ function copyName(name: string): string {
   return `${name.slice(0, MAX_ROUTE_NAME_LENGTH - suffix.length)}${suffix}`.trim();
 }
 
-function requiredFor(field: string, type: string): FieldProblem {
-  return { field, messages: [`${field} is required when in_app_target_type is ${type}`] };
-}
-
 function pickFields(row: AlertRouteRow): AlertRouteFields {
   return {
     name: row.name,
@@ -331,28 +221,4 @@ function pickFields(row: AlertRouteRow): AlertRouteFields {
     cooldown_seconds: row.cooldown_seconds,
     enabled: row.enabled,
   };
-}
-
-function assertDoesSomething(
-  fields: AlertRouteFields,
-  endpoints: ReadonlyArray<{ enabled: boolean }>,
-): void {
-  const enabledEndpoints = endpoints.filter((e) => e.enabled).length;
-  if (
-    fields.in_app_target_type !== 'none' ||
-    fields.escalation_chain_id !== null ||
-    enabledEndpoints > 0
-  )
-    return;
-  throw new AlertingException(
-    AlertingErrorCode.RouteDoesNothing,
-    'A route must do something: choose an in-app target other than none, an escalation chain, or attach at least one enabled notification endpoint',
-    {
-      details: {
-        in_app_target_type: fields.in_app_target_type,
-        escalation_chain_id: fields.escalation_chain_id,
-        enabled_notification_endpoints: enabledEndpoints,
-      },
-    },
-  );
 }

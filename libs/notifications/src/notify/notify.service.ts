@@ -1,18 +1,23 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, MetricsService } from '@platform/core';
-import { type EmailMessage, Mailer } from '@platform/mail';
+import { Mailer } from '@platform/mail';
 import {
   type InsertedNotification,
   NotificationCenterRepository,
 } from '../center/notification-center.repository.js';
 import { ScheduleRepository } from '../center/schedule.repository.js';
-import { type Channel, type DeliveryDecision, decideDelivery } from '../delivery/decide.js';
+import type { Channel, DeliveryDecision } from '../delivery/decide.js';
 import type { NotificationCategory } from '../entities.js';
-import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
 import { PhoneDispatcher } from '../phone/phone-dispatcher.js';
 import { NotificationPush } from '../realtime/notification-push.js';
+import {
+  type NotifyData,
+  type NotifyPlan,
+  planNotifications,
+  recipientGroups,
+  requestCategories,
+} from './notify-plan.js';
 import { RecipientsRepository } from './recipients.repository.js';
-import { scheduleSettings } from './schedule-settings.js';
 
 export interface NotifyRequest {
   /** A seeded category key, e.g. `capability_update`. */
@@ -54,7 +59,7 @@ export interface NotifyOutcome {
 @Injectable()
 export class NotifyService {
   private readonly logger = new Logger('notifications');
-  private categories?: Map<string, NotificationCategory>;
+  private categoryCatalogue?: Map<string, NotificationCategory>;
 
   constructor(
     private readonly clock: Clock,
@@ -79,191 +84,84 @@ export class NotifyService {
    * outcomes, in request order. Fails as a whole.
    */
   async notifyEach(requests: readonly NotifyRequest[]): Promise<NotifyOutcome[][]> {
-    const categories = await Promise.all(requests.map((r) => this.category(r.category)));
-    const recipientIds = requests.map((r) => [...new Set(r.recipients)]);
-    const everyone = [...new Set(recipientIds.flat())];
-    if (everyone.length === 0) return requests.map(() => []);
+    if (requests.length === 0) return [];
+    const categories = requestCategories(requests, await this.categories());
+    if (requests.every((r) => r.recipients.length === 0)) return requests.map(() => []);
     const now = this.clock.now();
-    const idsBy = (key: (n: number) => string | null) => {
-      const groups = new Map<string | null, Set<string>>();
-      requests.forEach((_, n) => {
-        const group = groups.get(key(n)) ?? new Set<string>();
-        for (const id of recipientIds[n]) group.add(id);
-        groups.set(key(n), group);
-      });
-      return [...groups].filter(([, ids]) => ids.size > 0);
-    };
+    const data = await this.load(requests, categories, now);
+    return this.carryOut(planNotifications(requests, categories, data, now), now);
+  }
+
+  /**
+   * What the plan needs, all read at once: the accounts (a statement per organization), the
+   * preferences (a statement per category), the schedules and the absences (one each).
+   */
+  private async load(
+    requests: readonly NotifyRequest[],
+    categories: readonly NotificationCategory[],
+    now: Date,
+  ): Promise<NotifyData> {
+    const everyone = [...new Set(requests.flatMap((r) => r.recipients))];
     const [accountsByOrganization, preferencesByCategory, schedules, absences] = await Promise.all([
       Promise.all(
-        idsBy((n) => requests[n].organizationId).map(
+        recipientGroups(requests, (n) => requests[n].organizationId).map(
           async ([organizationId, ids]) =>
             [
               organizationId,
-              await this.recipientsRepository.accounts([...ids], organizationId),
+              await this.recipientsRepository.accounts(ids, organizationId),
             ] as const,
         ),
       ).then((entries) => new Map(entries)),
       Promise.all(
-        idsBy((n) => categories[n].key).map(
+        recipientGroups(requests, (n) => categories[n].key).map(
           async ([key, ids]) =>
-            [key, await this.recipientsRepository.preferences([...ids], key!)] as const,
+            [key, await this.recipientsRepository.preferences(ids, key)] as const,
         ),
       ).then((entries) => new Map(entries)),
       this.schedules.findMany(everyone),
       this.recipientsRepository.activeAbsences(everyone, now),
     ]);
-    const scheduleOf = new Map(schedules.map((s) => [s.accountId, s]));
+    return { accountsByOrganization, preferencesByCategory, schedules, absences };
+  }
 
-    const decidedEach = requests.map((request, n) => {
-      const category = categories[n];
-      const wanted = new Set(recipientIds[n]);
-      const preferences = preferencesByCategory.get(category.key);
-      return (accountsByOrganization.get(request.organizationId) ?? [])
-        .filter((account) => wanted.has(account.id))
-        .map((account) => ({
-          account,
-          preferences: preferences?.get(account.id) ?? {},
-          decision: restrict(
-            request.channels,
-            decideDelivery({
-              category: {
-                key: category.key,
-                defaultChannels: category.defaultChannels,
-                mandatoryForAdmins: category.mandatoryForAdmins,
-              },
-              recipient: {
-                isOrgAdmin: account.is_org_admin,
-                isPlatformAdmin: account.is_platform_admin,
-                phoneVerified: account.phone_verified,
-              },
-              preferences: preferences?.get(account.id) ?? {},
-              schedule: scheduleSettings(scheduleOf.get(account.id)),
-              absences: absences.get(account.id) ?? [],
-              now,
-            }),
-          ),
-        }));
-    });
-
-    // The center answers its rows in the order given.
-    const created = await this.center.insertMany(
-      decidedEach.flatMap((decided, n) =>
-        decided
-          .filter((d) => d.decision.inApp)
-          .map((d) => ({
-            accountId: d.account.id,
-            organizationId: requests[n].organizationId,
-            categoryKey: categories[n].key,
-            eventType: requests[n].eventType,
-            payload: requests[n].payload,
-            idempotencyKey: requests[n].idempotencyKey,
-          })),
-      ),
-      now,
-    );
-    let next = 0;
-    const notificationsEach = decidedEach.map(
-      (decided) =>
-        new Map(
-          decided.filter((d) => d.decision.inApp).map((d) => [d.account.id, created[next++]]),
-        ),
-    );
+  /**
+   * Writes and sends what the plan holds, in its order: the in-app rows (pushing those the
+   * insert created), instant e-mail, held e-mail, delivery records, then calls and texts,
+   * which need their records' ids. Answers the outcomes with the notifications' ids.
+   */
+  private async carryOut(plan: NotifyPlan, now: Date): Promise<NotifyOutcome[][]> {
+    const created = await this.center.insertMany(plan.notifications, now);
+    const idOf = (notification: number | null) =>
+      notification === null ? null : created[notification].id;
     const fresh = created.filter((n) => n.created);
     this.metrics?.countDelivery('in_app', 'sent', fresh.length);
     await this.pushCreated(fresh);
 
-    const held: Parameters<RecipientsRepository['holdEmails']>[0] = [];
-    const records: Parameters<RecipientsRepository['recordDeliveries']>[0] = [];
-    const phoneSends: Array<{
-      channel: 'phone' | 'sms';
-      to: string;
-      text: string;
-      index: number;
-    }> = [];
-    const instant: EmailMessage[] = [];
-    requests.forEach((request, n) => {
-      const email = request.email ?? this.defaultEmail(categories[n], request);
-      const shortText = request.shortText ?? email.subject;
-      for (const { account, preferences, decision } of decidedEach[n]) {
-        const notificationId = notificationsEach[n].get(account.id)?.id ?? null;
-        if (decision.email === 'instant') {
-          instant.push({
-            to: account.login,
-            subject: email.subject,
-            text: email.text,
-            html: email.html,
-          });
-          records.push({
-            notificationId,
-            accountId: account.id,
-            channel: 'email',
-            status: 'queued',
-            reason: null,
-          });
-        } else if (decision.email === 'hold' || decision.email === 'digest') {
-          held.push({
-            accountId: account.id,
-            notificationId,
-            categoryKey: categories[n].key,
-            subject: email.subject,
-            text: email.text,
-            html: email.html ?? null,
-          });
-          records.push({
-            notificationId,
-            accountId: account.id,
-            channel: 'email',
-            status: 'held',
-            reason: decision.email === 'hold' ? 'quiet_hours' : 'digest',
-          });
-        }
-        for (const channel of ['phone', 'sms'] as const) {
-          if (request.channels && !request.channels.includes(channel)) continue;
-          if (decision[channel] !== 'send') {
-            // An opt-in that was not honoured is an outcome the account owner may ask about;
-            // channels never opted into stay silent so every notify() does not write rows.
-            if (preferences[channel] === true) {
-              records.push({
-                notificationId,
-                accountId: account.id,
-                channel,
-                status: 'skipped',
-                reason: decision.reasons.includes('phone_not_verified')
-                  ? 'phone_not_verified'
-                  : 'absent',
-              });
-            }
-            continue;
-          }
-          if (!account.phone_number) continue;
-          phoneSends.push({
-            channel,
-            to: account.phone_number,
-            text: shortText,
-            index: records.length,
-          });
-          records.push({
-            notificationId,
-            accountId: account.id,
-            channel,
-            status: 'queued',
-            reason: null,
-          });
-        }
-      }
-    });
-    await this.mailer.sendMany(instant);
-    await this.recipientsRepository.holdEmails(held, now);
-    const deliveryIds = await this.recipientsRepository.recordDeliveries(records, now);
-    for (const send of phoneSends) {
-      if (send.channel === 'sms') await this.phone.sms(send.to, send.text, deliveryIds[send.index]);
-      else await this.phone.call(send.to, send.text, deliveryIds[send.index]);
+    await this.mailer.sendMany(plan.emails);
+    await this.recipientsRepository.holdEmails(
+      plan.heldEmails.map(({ notification, ...held }) => ({
+        ...held,
+        notificationId: idOf(notification),
+      })),
+      now,
+    );
+    const deliveryIds = await this.recipientsRepository.recordDeliveries(
+      plan.deliveries.map(({ notification, ...delivery }) => ({
+        ...delivery,
+        notificationId: idOf(notification),
+      })),
+      now,
+    );
+    for (const send of plan.phoneSends) {
+      const deliveryId = deliveryIds[send.delivery];
+      if (send.channel === 'sms') await this.phone.sms(send.to, send.text, deliveryId);
+      else await this.phone.call(send.to, send.text, deliveryId);
     }
 
-    return decidedEach.map((decided, n) =>
-      decided.map(({ account, decision }) => ({
-        accountId: account.id,
-        notificationId: notificationsEach[n].get(account.id)?.id ?? null,
+    return plan.outcomes.map((outcomes) =>
+      outcomes.map(({ accountId, notification, decision }) => ({
+        accountId,
+        notificationId: idOf(notification),
         decision,
       })),
     );
@@ -293,37 +191,9 @@ export class NotifyService {
     });
   }
 
-  private async category(key: string): Promise<NotificationCategory> {
-    this.categories ??= new Map((await this.center.categories()).map((c) => [c.key, c]));
-    const category = this.categories.get(key);
-    if (!category)
-      throw new NotificationsException(
-        NotificationsErrorCode.NotFound,
-        `Unknown notification category ${key}`,
-      );
-    return category;
+  /** The seeded categories by key, read once. */
+  private async categories(): Promise<ReadonlyMap<string, NotificationCategory>> {
+    this.categoryCatalogue ??= new Map((await this.center.categories()).map((c) => [c.key, c]));
+    return this.categoryCatalogue;
   }
-
-  private defaultEmail(
-    category: NotificationCategory,
-    request: NotifyRequest,
-  ): { subject: string; text: string; html?: string } {
-    const subject = `[${category.label}] ${request.eventType.replace(/_/g, ' ')}`;
-    const details = Object.entries(request.payload)
-      .filter(([, value]) => typeof value !== 'object' || value === null)
-      .map(([key, value]) => `${key}: ${String(value)}`);
-    return { subject, text: [subject, '', ...details].join('\n') };
-  }
-}
-
-/** The decision with every channel outside `channels` turned off; unchanged when absent. */
-function restrict(channels: Channel[] | undefined, decision: DeliveryDecision): DeliveryDecision {
-  if (!channels) return decision;
-  return {
-    ...decision,
-    inApp: decision.inApp && channels.includes('in_app'),
-    email: channels.includes('email') ? decision.email : 'skip',
-    phone: channels.includes('phone') ? decision.phone : 'skip',
-    sms: channels.includes('sms') ? decision.sms : 'skip',
-  };
 }
