@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock, CoreErrorCode, CoreException } from '@platform/core';
 import { REDIS } from '@platform/queue';
 import type { Redis } from 'ioredis';
+import { addressKey } from './client-address.js';
 import type { RateLimitRule } from './rate-limit-rules.js';
 
 /** One rule applied to one key. */
@@ -73,7 +74,7 @@ export class RateLimiter {
       address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
     const family = isIPv4(plain) ? 'ipv4' : isIPv6(plain) ? 'ipv6' : null;
     if (family && this.exempt.check(plain, family)) return null;
-    return { rule, key: family === 'ipv6' ? ipv6Network(plain) : plain };
+    return { rule, key: addressKey(address) };
   }
 
   /** Counts one event on every counter, or refuses it with 429 and counts nothing. */
@@ -118,24 +119,6 @@ export class RateLimiter {
 
 function digest(key: string): string {
   return createHash('sha256').update(key).digest('base64url').slice(0, 32);
-}
-
-/** The /64 an IPv6 address belongs to, written out in full. */
-function ipv6Network(address: string): string {
-  const [head, tail = ''] = address.split('%')[0].split('::');
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const groups = address.includes('::')
-    ? [
-        ...headGroups,
-        ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'),
-        ...tailGroups,
-      ]
-    : headGroups;
-  return `${groups
-    .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
-    .join(':')}::/64`;
 }
 
 /** Adds an address or a CIDR range (validated by the configuration) to the list. */

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { REDIS } from '@platform/queue';
+import { addressKey } from '@platform/rate-limits';
 import type { Redis } from 'ioredis';
 import { loginKey } from '../accounts/login-key.js';
 import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
-import { addressKey } from './client-address.js';
 import { sha256 } from './secrets.js';
 
 export const MAX_LOGIN_FAILURES = 5;

@@ -1,5 +1,5 @@
+import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import { sha256 } from './secrets.js';
 
 /** The eight 16-bit groups of an IPv6 address (zone id dropped, embedded IPv4 folded in). */
 function ipv6Groups(address: string): number[] {
@@ -25,7 +25,7 @@ function ipv6Groups(address: string): number[] {
  */
 export function addressKey(address: string): string {
   if (isIPv4(address)) return address;
-  if (!isIPv6(address)) return `other:${sha256(address)}`;
+  if (!isIPv6(address)) return `other:${createHash('sha256').update(address).digest('hex')}`;
   const groups = ipv6Groups(address);
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
