@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { AppConfig } from '@platform/core';
 import { EscalationJobs, pageKey } from '@platform/escalation';
 import { Mailer, messageIdLeft } from '@platform/mail';
-import { NotifyService, PhoneProvider } from '@platform/notifications';
+import {
+  ChannelRegistry,
+  NotifyService,
+  PhoneChannel,
+  PhoneProvider,
+  SmsChannel,
+} from '@platform/notifications';
 import { JobQueue, QueueName } from '@platform/queue';
 import { FakeTwilio, gatherAction, type TwilioCall } from '@platform/testing';
 import { DataSource } from 'typeorm';
@@ -394,6 +400,17 @@ describe('escalation page delivery', () => {
     expect(twilio.requests).toEqual([]);
   });
 
+  /** The app's channels, with texts and calls through `provider`. */
+  const registryWith = (provider: PhoneProvider): ChannelRegistry => {
+    const channels = t.get(ChannelRegistry);
+    const phone = new PhoneChannel(provider);
+    const sms = new SmsChannel(provider);
+    return {
+      get: (name: string) =>
+        name === 'phone' ? phone : name === 'sms' ? sms : channels.get(name as 'email'),
+    } as unknown as ChannelRegistry;
+  };
+
   it('phone and sms without a provider fail at once with phone_provider_not_configured', async () => {
     const config: AppConfig = { ...t.config, phone: null };
     const unconfigured = new PageDeliveryProcessor(
@@ -402,7 +419,7 @@ describe('escalation page delivery', () => {
       t.get(PagesRepository),
       t.get(NotifyService),
       t.get(Mailer),
-      new PhoneProvider(config, t.get(RateLimiter)),
+      registryWith(new PhoneProvider(config, t.get(RateLimiter))),
     );
     for (const channel of ['phone', 'sms'] as const) {
       const { pageId } = await page(

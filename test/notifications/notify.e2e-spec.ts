@@ -80,6 +80,17 @@ describe('notify()', () => {
         (m) => m.to.includes(admin.login) && m.subject === 'Your invoice INV-1',
       );
       expect(mail.text).toContain('Invoice INV-1 is ready.');
+      // The e-mail's record follows its job: sent once the SMTP server took it.
+      const record = async () =>
+        (await t.get(DataSource).query(
+          `SELECT status, reason, attempts FROM notification_delivery
+            WHERE notification_id = $1 AND channel = 'email'`,
+          [outcome.notificationId],
+        )) as Array<{ status: string }>;
+      const deadline = Date.now() + 10_000;
+      while ((await record())[0]?.status !== 'sent' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await record()).toEqual([{ status: 'sent', reason: null, attempts: 1 }]);
 
       await t
         .request()

@@ -1,6 +1,5 @@
 export * from './email.js';
 export * from './mail-transport.js';
 export * from './mail.module.js';
-export * from './mail.processor.js';
 export * from './mailer.js';
 export { messageIdLeft } from './mime.js';

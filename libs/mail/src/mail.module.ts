@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { MailProcessor } from './mail.processor.js';
 import { MailTransport } from './mail-transport.js';
 import { Mailer } from './mailer.js';
 
@@ -7,6 +6,6 @@ import { Mailer } from './mailer.js';
 @Module({ providers: [Mailer], exports: [Mailer] })
 export class MailModule {}
 
-/** For the worker: delivers queued e-mail. */
-@Module({ providers: [MailTransport, MailProcessor], exports: [MailTransport] })
+/** The SMTP transport, for what sends e-mail itself (the e-mail channel, digests). */
+@Module({ providers: [MailTransport], exports: [MailTransport] })
 export class MailerModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobName, JobQueue } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
-import type { EmailMessage } from './email.js';
+import type { EmailJob } from './email.js';
 import { messageIdLeft } from './mime.js';
 
 /** An SMTP outage should delay mail, not lose it: seven retries over about four minutes. */
@@ -14,7 +14,7 @@ export const EMAIL_JOB_OPTIONS: Readonly<JobsOptions> = {
  * The job options of one e-mail. A keyed message has a job id of its own, so queueing it again
  * (a sender repeating itself after a crash) while its job is still kept adds nothing.
  */
-function jobOptions(message: EmailMessage): JobsOptions {
+function jobOptions(message: EmailJob): JobsOptions {
   return message.messageKey
     ? { ...EMAIL_JOB_OPTIONS, jobId: `email-${messageIdLeft(message.messageKey)}` }
     : EMAIL_JOB_OPTIONS;
@@ -26,12 +26,12 @@ export class Mailer {
   constructor(private readonly jobs: JobQueue) {}
 
   /** Resolves with the job id once the e-mail is queued. */
-  send(message: EmailMessage): Promise<string> {
+  send(message: EmailJob): Promise<string> {
     return this.jobs.enqueue(JobName.SendEmail, message, jobOptions(message));
   }
 
   /** Queues many e-mails in bulk round trips to Redis; one job (and retry budget) each. */
-  async sendMany(messages: EmailMessage[]): Promise<string[]> {
+  async sendMany(messages: EmailJob[]): Promise<string[]> {
     if (messages.length === 0) return [];
     return this.jobs.enqueueBulk(
       JobName.SendEmail,

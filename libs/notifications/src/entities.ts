@@ -1,7 +1,9 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { PERSON_CHANNELS, type PersonChannelName } from './channels/channel.js';
 
-export const CHANNELS = ['in_app', 'email', 'phone', 'sms'] as const;
-export type ChannelName = (typeof CHANNELS)[number];
+/** The channels a notification preference or category names. */
+export const CHANNELS = PERSON_CHANNELS;
+export type ChannelName = PersonChannelName;
 export const SEVERITIES = ['info', 'notice', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 

@@ -9,3 +9,4 @@ export * from './digest/digest.processor.js';
 export * from './digest/digest.repository.js';
 export * from './phone/index.js';
 export * from './notify/notify.service.js';
+export * from './channels/index.js';

@@ -1,14 +1,21 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailerModule } from '@platform/mail';
+import { ChannelsModule } from './channels/channels.module.js';
+import { DeliveryProcessor } from './channels/delivery.processor.js';
+import { NotificationDeliveriesRepository } from './channels/notification-deliveries.repository.js';
 import { DigestProcessor } from './digest/digest.processor.js';
 import { DigestRepository } from './digest/digest.repository.js';
 import { NOTIFICATION_ENTITIES } from './entities.js';
-import { PhoneWorkerModule } from './phone/phone-worker.module.js';
 
-/** Worker side of notifications: digests and held e-mail, phone and SMS deliveries. */
+/** Worker side of notifications: e-mail, texts and calls, digests and held e-mail. */
 @Module({
-  imports: [TypeOrmModule.forFeature(NOTIFICATION_ENTITIES), MailerModule, PhoneWorkerModule],
-  providers: [DigestRepository, DigestProcessor],
+  imports: [TypeOrmModule.forFeature(NOTIFICATION_ENTITIES), MailerModule, ChannelsModule],
+  providers: [
+    DigestRepository,
+    DigestProcessor,
+    NotificationDeliveriesRepository,
+    DeliveryProcessor,
+  ],
 })
 export class NotificationsWorkerModule {}

@@ -4,7 +4,6 @@ import { AbsencesRepository } from './center/absences.repository.js';
 import { BroadcastsRepository } from './center/broadcasts.repository.js';
 import { NotificationCenterController } from './center/center.controller.js';
 import { NotificationCenterService } from './center/center.service.js';
-import { NotificationCenterRepository } from './center/notification-center.repository.js';
 import { PreferencesController } from './center/preferences.controller.js';
 import { PreferencesRepository } from './center/preferences.repository.js';
 import { ScheduleController } from './center/schedule.controller.js';
@@ -13,6 +12,7 @@ import { MailModule } from '@platform/mail';
 import { NOTIFICATION_ENTITIES } from './entities.js';
 import { NotifyService } from './notify/notify.service.js';
 import { RecipientsRepository } from './notify/recipients.repository.js';
+import { ChannelsModule } from './channels/channels.module.js';
 import { PhoneModule } from './phone/phone.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 
@@ -23,10 +23,10 @@ import { RealtimeModule } from './realtime/realtime.module.js';
     MailModule,
     RealtimeModule,
     PhoneModule,
+    ChannelsModule,
   ],
   controllers: [NotificationCenterController, PreferencesController, ScheduleController],
   providers: [
-    NotificationCenterRepository,
     NotificationCenterService,
     PreferencesRepository,
     AbsencesRepository,
@@ -36,7 +36,7 @@ import { RealtimeModule } from './realtime/realtime.module.js';
     NotifyService,
   ],
   exports: [
-    NotificationCenterRepository,
+    ChannelsModule,
     PreferencesRepository,
     AbsencesRepository,
     ScheduleRepository,

@@ -24,6 +24,7 @@ export interface JobPayloads extends Record<JobName, unknown> {
   /**
    * `messageKey` names what the e-mail is about (e.g. one escalation page): the same key gives
    * the same Message-ID, so a message sent again after a crash is the same message to its reader.
+   * `deliveryId` names the notification_delivery row to update, as for SendSms.
    */
   [JobName.SendEmail]: {
     to: string;
@@ -31,6 +32,7 @@ export interface JobPayloads extends Record<JobName, unknown> {
     text: string;
     html?: string;
     messageKey?: string;
+    deliveryId?: string;
   };
   /** An SMS to an E.164 number; `deliveryId` names the notification_delivery row to update. */
   [JobName.SendSms]: { to: string; body: string; deliveryId?: string };

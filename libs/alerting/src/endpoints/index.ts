@@ -5,4 +5,3 @@ export * from './notification-endpoints-worker.module.js';
 export * from './notification-endpoints.module.js';
 export * from './webhook-delivery.processor.js';
 export * from './webhook-policy.js';
-export * from './webhook-sender.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OutboundModule } from '@platform/outbound';
+import { ChannelsModule } from '@platform/notifications';
 import { AlertsPruneProcessor } from './alerts-prune.processor.js';
 import { EndpointFanout } from './endpoint-fanout.service.js';
 import { EndpointsRepository } from './endpoints.repository.js';
@@ -13,7 +13,7 @@ import { webhookDeliveryPolicyProvider } from './webhook-policy.js';
  * prune. Also exports the fan-out, so worker-side dispatch can start deliveries.
  */
 @Module({
-  imports: [OutboundModule],
+  imports: [ChannelsModule],
   providers: [
     webhookDeliveryPolicyProvider,
     EndpointsRepository,

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, MetricsService } from '@platform/core';
-import { OutboundHttp } from '@platform/outbound';
+import { Clock } from '@platform/core';
+import {
+  attemptDelivery,
+  ChannelRegistry,
+  type DeliveryOutcome,
+  type SendResult,
+  WebhookRejected,
+} from '@platform/notifications';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -9,27 +15,18 @@ import {
   WEBHOOK_DELIVERY_POLICY,
   type WebhookDeliveryPolicy,
 } from './webhook-policy.js';
-import { sendSignedWebhook } from './webhook-sender.js';
 
 export const WEBHOOK_USER_AGENT = 'Platform-Webhooks/1.0';
 
-/** Thrown to make BullMQ retry the job after its backoff; the attempt is already recorded. */
-export class WebhookAttemptFailed extends Error {
-  constructor(deliveryId: string, attempt: number, reason: string) {
-    super(`webhook delivery ${deliveryId} attempt ${attempt} failed: ${reason}`);
-    this.name = 'WebhookAttemptFailed';
-  }
-}
-
 /**
- * Sends one delivery: signs the stored payload as Standard Webhooks prescribes (`webhook-id`
- * is the delivery id on every attempt), POSTs it through the outbound client, and records
- * the attempt. A 2xx completes the delivery; anything else is retried through the job's
- * exponential backoff until the last attempt, which marks it failed. A URL the outbound
- * client refuses (its host resolves to a private address now, say) fails the delivery at
- * once, without a request: it is the endpoint's address, not the receiver, that must change.
- * A delivery of an alert event whose endpoint has been disabled since is not sent (a test
- * ping still is); one whose endpoint was deleted is gone.
+ * Sends one webhook_delivery row over the webhook channel: signs the stored payload as Standard
+ * Webhooks prescribes (`webhook-id` is the delivery id on every attempt) and records each attempt
+ * with the receiver's answer. A 2xx completes the delivery; any other answer is retried through
+ * the job's exponential backoff until the last attempt, which marks it failed (the one retry
+ * model, attemptDelivery). A URL the outbound client refuses (its host resolves to a private
+ * address now, say) fails the delivery at once, without a request. A delivery of an alert event
+ * whose endpoint has been disabled since is not sent (a test ping still is); one whose endpoint
+ * was deleted is gone.
  */
 @Injectable()
 export class WebhookDeliveryProcessor {
@@ -38,9 +35,8 @@ export class WebhookDeliveryProcessor {
   constructor(
     private readonly clock: Clock,
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly outbound: OutboundHttp,
+    private readonly channels: ChannelRegistry,
     @Inject(WEBHOOK_DELIVERY_POLICY) private readonly policy: WebhookDeliveryPolicy,
-    private readonly metrics: MetricsService,
   ) {}
 
   @OnJob(JobName.WebhookDeliver)
@@ -72,7 +68,10 @@ export class WebhookDeliveryProcessor {
     }
     // Top-level keys in the Standard Webhooks order; the stored jsonb does not keep order.
     const { type, timestamp, data: eventData } = target.payload;
-    const result = await sendSignedWebhook(this.outbound, {
+    // Set by the record callback: the attempt's number, null when the delivery was gone.
+    let attempt = null as number | null;
+    const channel = this.channels.get('webhook');
+    const request = {
       url: target.url,
       messageId: target.id,
       body: JSON.stringify({ type, timestamp, data: eventData }),
@@ -80,32 +79,46 @@ export class WebhookDeliveryProcessor {
       secrets,
       timeoutMs: this.policy.timeoutMs,
       userAgent: WEBHOOK_USER_AGENT,
-    });
-
-    this.metrics.countDelivery('webhook', result.ok ? 'sent' : 'failed');
-    const failedBefore = job.attemptsMade;
-    const last = failedBefore + 1 >= (job.opts.attempts ?? 1);
-    const status = result.ok ? 'succeeded' : last || result.refused ? 'failed' : 'pending';
-    const attempt = await this.deliveries.recordAttempt({
-      deliveryId: target.id,
-      startedAt,
-      responseStatus: result.status,
-      responseBody: result.responseBody,
-      error: result.error,
-      durationMs: result.durationMs,
-      status,
-      nextAttemptAt:
-        status === 'pending'
-          ? new Date(startedAt.getTime() + backoffDelayMs(failedBefore + 1, this.policy))
-          : null,
-    });
+    };
+    const outcome = await attemptDelivery(
+      channel,
+      () => channel.send(request),
+      job,
+      async (settled) => {
+        const answer = answerOf(settled);
+        attempt = await this.deliveries.recordAttempt({
+          deliveryId: target.id,
+          startedAt,
+          responseStatus: answer.status,
+          responseBody: answer.responseBody,
+          error: answer.error,
+          durationMs: answer.durationMs,
+          status:
+            settled.status === 'sent'
+              ? 'succeeded'
+              : settled.status === 'pending'
+                ? 'pending'
+                : 'failed',
+          nextAttemptAt:
+            settled.status === 'pending'
+              ? new Date(startedAt.getTime() + backoffDelayMs(job.attemptsMade + 1, this.policy))
+              : null,
+        });
+      },
+      this.logger,
+    );
     if (attempt === null) return 'skipped';
-    if (status === 'failed') {
+    if (outcome.status === 'failed')
       this.logger.warn(`webhook delivery ${target.id} failed after ${attempt} attempt(s)`);
-    }
-    if (status === 'pending') {
-      throw new WebhookAttemptFailed(target.id, attempt, result.error ?? 'unknown');
-    }
-    return status;
+    return outcome.status === 'sent' ? 'succeeded' : outcome.status;
   }
+}
+
+/** The receiver's answer to an attempt, from the channel's receipt or rejection. */
+function answerOf(outcome: DeliveryOutcome): Omit<SendResult, 'ok' | 'refused'> {
+  const sent = outcome.receipt?.detail?.result as SendResult | undefined;
+  const rejected = outcome.error instanceof WebhookRejected ? outcome.error.result : undefined;
+  const result = sent ?? rejected;
+  if (result) return result;
+  return { status: null, responseBody: null, error: outcome.reason, durationMs: 0 };
 }

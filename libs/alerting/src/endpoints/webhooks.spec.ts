@@ -7,7 +7,7 @@ import {
   DEFAULT_WEBHOOK_DELIVERY_POLICY,
   generateWebhookSecret,
 } from './webhook-policy.js';
-import { signatureHeaders } from './webhook-sender.js';
+import { signatureHeaders } from '@platform/notifications';
 
 describe('endpoint URLs', () => {
   it.each([

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export type DeliveryChannel = 'email' | 'sms' | 'phone' | 'in_app' | 'webhook';
-
 /**
  * The process's Prometheus registry. Each application instance owns one (rather than the
  * library's global) so several apps in one process, as in tests, do not collide.
@@ -72,10 +70,10 @@ export class MetricsService {
 
   /**
    * Delivery attempts to people and receivers: `deliveries_total{channel, outcome}`, channel
-   * email, sms, phone, in_app or webhook; outcome sent, or failed (an attempt that failed,
-   * which its job may try again).
+   * a delivery channel's name (DELIVERY_CHANNELS of the notifications library); outcome sent, or
+   * failed (an attempt that failed, which its job may try again).
    */
-  countDelivery(channel: DeliveryChannel, outcome: 'sent' | 'failed', count = 1): void {
+  countDelivery(channel: string, outcome: 'sent' | 'failed', count = 1): void {
     if (count <= 0) return;
     this.counter('deliveries_total', 'Deliveries per channel and outcome', [
       'channel',

@@ -1,3 +1,4 @@
+import { PERSON_CHANNELS, type PersonChannelName } from '@platform/notifications';
 /** Whom a step pages. */
 export const STEP_TARGET_TYPES = [
   'roster_on_call',
@@ -9,9 +10,9 @@ export const STEP_TARGET_TYPES = [
 ] as const;
 export type StepTargetType = (typeof STEP_TARGET_TYPES)[number];
 
-/** How a step pages. */
-export const PAGE_CHANNELS = ['in_app', 'email', 'phone', 'sms'] as const;
-export type PageChannel = (typeof PAGE_CHANNELS)[number];
+/** How a step pages: any channel that reaches a person. */
+export const PAGE_CHANNELS = PERSON_CHANNELS;
+export type PageChannel = PersonChannelName;
 
 export const STEP_TARGET_ROLES = ['Admin', 'Member'] as const;
 export type StepTargetRole = (typeof STEP_TARGET_ROLES)[number];

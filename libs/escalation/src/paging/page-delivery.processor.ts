@@ -2,12 +2,15 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Batcher, Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
 import {
+  attemptDelivery,
+  ChannelRegistry,
+  type DeliveryOutcome,
   NotifyService,
-  PHONE_PROVIDER_NOT_CONFIGURED,
-  PhoneProvider,
-  PhoneProviderNotConfiguredError,
+  type Receipt,
+  type RecordOutcome,
+  type SkippedSend,
 } from '@platform/notifications';
-import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
@@ -27,9 +30,6 @@ export type PageDeliveryResult =
 export function pageKey(pageId: string): string {
   return `escalation-page/${pageId}`;
 }
-
-/** An outcome decided before anything is sent; no attempt counts. */
-type Decided = Omit<PageSettlement, 'at' | 'attempted'> & { attempted?: boolean };
 
 /**
  * Deliveries running together (a burst of pages) share their database work: the pages read,
@@ -57,11 +57,12 @@ const batched = <T, R>(run: (items: T[]) => Promise<R[]>) =>
  * - sms: a text with the page's reply code.
  *
  * Accounts are called and texted only on a verified number (else skipped,
- * `phone_not_verified`); contacts on their own number. Without a phone provider a phone or
- * SMS page fails at once (`phone_provider_not_configured`), since retrying cannot help. Any
- * other failure counts an attempt, keeps its message as reason and is rethrown so BullMQ
- * retries with backoff; the final attempt marks the page failed. A page whose account is gone
- * is skipped (`recipient_gone`).
+ * `phone_not_verified`); contacts on their own number. A page whose account is gone is
+ * skipped (`recipient_gone`). Sending goes through the channels and the one retry model
+ * (attemptDelivery): without a phone provider a phone or SMS page fails at once
+ * (`phone_provider_not_configured`), since retrying cannot help; any other failure counts an
+ * attempt, keeps its message as reason and is rethrown so BullMQ retries with backoff; the final
+ * attempt marks the page failed.
  *
  * Each job is one page, so BullMQ keeps a page from being delivered twice at once; the jobs
  * that run together share their database work (see `batched`), and a failed batch fails each
@@ -88,7 +89,7 @@ export class PageDeliveryProcessor {
     private readonly pages: PagesRepository,
     private readonly notifications: NotifyService,
     private readonly mailer: Mailer,
-    private readonly phone: PhoneProvider,
+    private readonly channels: ChannelRegistry,
   ) {}
 
   @OnJob(JobName.EscalationPage)
@@ -98,38 +99,30 @@ export class PageDeliveryProcessor {
   ): Promise<PageDeliveryResult> {
     const page = await this.pagesById.add(data.pageId);
     if (!page || page.status !== 'pending') return { outcome: 'done' };
-    let outcome: Decided;
-    try {
-      outcome = await this.send(page);
-    } catch (error) {
-      // Over the number's rate limit: the page stays pending and its job waits.
-      if (error instanceof DeferJob) throw error;
-      if (error instanceof PhoneProviderNotConfiguredError) {
-        outcome = { status: 'failed', reason: PHONE_PROVIDER_NOT_CONFIGURED, attempted: true };
-      } else {
-        const finalAttempt = !job || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        await this.settle(page, {
-          status: finalAttempt ? 'failed' : 'pending',
-          reason: (error as Error).message,
-          attempted: true,
-        });
-        throw error;
-      }
+    const record = (outcome: DeliveryOutcome) => this.settle(page, outcome);
+    const skip = skipReason(page);
+    const outcome = skip
+      ? await attemptDelivery(
+          this.channels.get(page.channel),
+          async () => skip,
+          job,
+          record,
+          this.logger,
+        )
+      : await this.send(page, job, record);
+    if (outcome.status === 'sent') {
+      const providerSid = outcome.receipt?.providerRef;
+      return providerSid ? { outcome: 'sent', providerSid } : { outcome: 'sent' };
     }
-    // Sent is sent: failing to record it must not make BullMQ page again.
-    await this.settle(page, outcome).catch((error: Error) =>
-      this.logger.error(`page ${page.id} ${outcome.status}, not recorded: ${error.message}`),
-    );
-    return outcome.status === 'sent'
-      ? { outcome: 'sent', ...(outcome.providerSid ? { providerSid: outcome.providerSid } : {}) }
-      : { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
+    return { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
   }
 
-  private async send(page: PageToDeliver): Promise<Decided> {
-    if (page.instance_state === 'acknowledged' || page.instance_state === 'resolved')
-      return { status: 'skipped', reason: 'escalation_halted' };
-    if (page.account_id === null && page.contact_label === null)
-      return { status: 'skipped', reason: 'recipient_gone' };
+  /** One attempt over the page's channel. */
+  private send(
+    page: PageToDeliver,
+    job: Pick<Job, 'attemptsMade' | 'opts'> | undefined,
+    record: RecordOutcome,
+  ): Promise<DeliveryOutcome> {
     const alert: PagedAlert = {
       alertId: page.alert_id,
       projectName: page.project_name,
@@ -138,19 +131,33 @@ export class PageDeliveryProcessor {
       alertname: page.alertname,
       summary: page.summary,
     };
+    const attempt = (send: () => Promise<Receipt | SkippedSend>) =>
+      attemptDelivery(this.channels.get(page.channel), send, job, record, this.logger);
     switch (page.channel) {
       case 'in_app':
-        return this.inAppPages.add(page);
+        return attempt(() => this.inAppPages.add(page));
       case 'email':
-        return this.email(page, alert);
-      case 'phone':
-      case 'sms':
-        return this.byPhone(page, alert);
+        return attempt(() => this.email(page, alert));
+      case 'phone': {
+        const to = pageNumber(page)!;
+        const twiml = pageTwiml(alert, this.phoneAckUrl(page.id));
+        return attempt(() => this.channels.get('phone').send({ to, twiml }));
+      }
+      case 'sms': {
+        const to = pageNumber(page)!;
+        const body = pageSms(alert, page.reply_code);
+        return attempt(() => this.channels.get('sms').send({ to, body }));
+      }
     }
   }
 
-  /** In-app pages, one notification each (category alert_escalation), created together. */
-  private async deliverInApp(pages: readonly PageToDeliver[]): Promise<Decided[]> {
+  /**
+   * In-app pages, one notification each (category alert_escalation) through notify(), which
+   * applies the account's rules, created together.
+   */
+  private async deliverInApp(
+    pages: readonly PageToDeliver[],
+  ): Promise<Array<Receipt | SkippedSend>> {
     const deliverable = pages.filter((page) => page.account_id && page.account_login !== null);
     const outcomes = await this.notifications.notifyEach(
       deliverable.map((page) => ({
@@ -172,60 +179,35 @@ export class PageDeliveryProcessor {
       })),
     );
     const outcomeOf = new Map(deliverable.map((page, n) => [page, outcomes[n][0]]));
-    return pages.map((page): Decided => {
+    return pages.map((page) => {
       // Not deliverable, or the account is gone.
       const outcome = outcomeOf.get(page);
-      if (!outcome) return { status: 'skipped', reason: 'recipient_gone' };
+      if (!outcome) return { skipped: 'recipient_gone' };
       if (!outcome.notificationId)
-        return { status: 'skipped', reason: outcome.decision.reasons[0] ?? 'in_app_disabled' };
-      return { status: 'sent', reason: null, attempted: true };
+        return { skipped: outcome.decision.reasons[0] ?? 'in_app_disabled' };
+      return { providerRef: null };
     });
   }
 
-  private async email(page: PageToDeliver, alert: PagedAlert): Promise<Decided> {
-    if (!page.account_id || page.account_login === null)
-      return { status: 'skipped', reason: 'recipient_gone' };
+  /**
+   * Queued for the e-mail channel's job under the page's key: a page delivered again (its
+   * outcome not recorded before a crash) queues nothing new while the first job is kept, and a
+   * message sent again keeps its Message-ID.
+   */
+  private async email(page: PageToDeliver, alert: PagedAlert): Promise<Receipt> {
     const token = signToken(this.config.secretKey, 'ack_link', {
       a: page.alert_id,
-      u: page.account_id,
+      u: page.account_id!,
       i: page.instance_id,
       t: issuedAt(this.clock.now()),
     });
     const link = `${this.config.publicUrl}/alerts/ack/${token}`;
     await this.mailer.send({
-      to: page.account_login,
+      to: page.account_login!,
       ...pageEmail(alert, link, this.config.signedLinkTtlSeconds),
       messageKey: pageKey(page.id),
     });
-    return { status: 'sent', reason: null, attempted: true };
-  }
-
-  private async byPhone(page: PageToDeliver, alert: PagedAlert): Promise<Decided> {
-    let number: string | null;
-    if (page.contact_label !== null) {
-      number = page.phone_number;
-    } else if (page.account_login === null) {
-      return { status: 'skipped', reason: 'recipient_gone' };
-    } else {
-      // The number as verified now: a number changed since the page was written is only
-      // used once verified again.
-      number = page.account_phone_verified ? page.account_phone_number : null;
-      if (!number) return { status: 'skipped', reason: 'phone_not_verified' };
-    }
-    if (!number) return { status: 'skipped', reason: 'recipient_gone' };
-    if (!this.phone.configured)
-      return { status: 'failed', reason: PHONE_PROVIDER_NOT_CONFIGURED, attempted: true };
-    const receipt =
-      page.channel === 'phone'
-        ? await this.phone.callWithTwiml(number, pageTwiml(alert, this.phoneAckUrl(page.id)))
-        : await this.phone.sendSms(number, pageSms(alert, page.reply_code));
-    return {
-      status: 'sent',
-      reason: null,
-      attempted: true,
-      providerSid: receipt.sid || null,
-      phoneNumber: number,
-    };
+    return { providerRef: null, address: page.account_login };
   }
 
   private phoneAckUrl(pageId: string): string {
@@ -236,11 +218,48 @@ export class PageDeliveryProcessor {
     return `${this.config.publicUrl}/alerts/phone_ack/${token}`;
   }
 
-  private async settle(page: PageToDeliver, outcome: Decided): Promise<void> {
+  private async settle(page: PageToDeliver, outcome: DeliveryOutcome): Promise<void> {
     const recorded = await this.settlements.add({
       pageId: page.id,
-      outcome: { ...outcome, attempted: outcome.attempted ?? false, at: this.clock.now() },
+      outcome: {
+        status: outcome.status,
+        reason: outcome.reason,
+        attempted: outcome.attempted,
+        providerSid: outcome.receipt?.providerRef ?? null,
+        // The number dialled or texted, kept so an SMS reply finds its page.
+        phoneNumber:
+          outcome.status === 'sent' && (page.channel === 'phone' || page.channel === 'sms')
+            ? pageNumber(page)
+            : null,
+        at: this.clock.now(),
+      },
     });
     if (!recorded) this.logger.warn(`page ${page.id} was settled meanwhile`);
   }
+}
+
+/**
+ * Why the page is not sent at all, decided from the page alone: nobody is called about an alert
+ * somebody already took, a recipient that is gone gets nothing, and an account is called and
+ * texted only on a number verified now (a number changed since the page was written is used
+ * once verified again).
+ */
+function skipReason(page: PageToDeliver): SkippedSend | null {
+  if (page.instance_state === 'acknowledged' || page.instance_state === 'resolved')
+    return { skipped: 'escalation_halted' };
+  // In-app pages learn it in their batch, and settle with it (see deliverInApp).
+  if (page.channel === 'in_app') return null;
+  if (page.contact_label === null && page.account_login === null)
+    return { skipped: 'recipient_gone' };
+  if (page.channel === 'phone' || page.channel === 'sms') {
+    if (page.contact_label === null && !pageNumber(page)) return { skipped: 'phone_not_verified' };
+    if (!pageNumber(page)) return { skipped: 'recipient_gone' };
+  }
+  return null;
+}
+
+/** The number a phone or SMS page goes to: the contact's, or the account's verified one. */
+function pageNumber(page: PageToDeliver): string | null {
+  if (page.contact_label !== null) return page.phone_number;
+  return page.account_phone_verified ? page.account_phone_number : null;
 }

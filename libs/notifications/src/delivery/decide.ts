@@ -1,6 +1,7 @@
+import type { PersonChannelName } from '../channels/channel.js';
 import { inQuietHours, localTime } from './time-zone.js';
 
-export type Channel = 'in_app' | 'email' | 'phone' | 'sms';
+export type Channel = PersonChannelName;
 export type EmailMode = 'instant' | 'hourly_digest' | 'daily_digest';
 
 /** Categories whose e-mail always goes out at once: no quiet hours, digests or absences. */

@@ -247,8 +247,13 @@ describe('planNotifications: idempotency keys', () => {
     expect(result.notifications.map((n) => n.idempotencyKey)).toEqual(['page:1', 'page:1']);
     expect(result.outcomes[0].map((o) => o.notification)).toEqual([0, 1]);
     // The insert decides whether a row is a repeat; e-mail goes out either way.
-    expect(result.emails.map((e) => e.to)).toEqual(['a@example.com', 'b@example.com']);
+    expect(result.emails.map((e) => e.message.to)).toEqual(['a@example.com', 'b@example.com']);
     expect(result.deliveries.map((d) => d.notification)).toEqual([0, 1]);
+    // Each e-mail's job reports to its own record.
+    expect(result.emails.map((e) => result.deliveries[e.delivery])).toEqual([
+      expect.objectContaining({ accountId: 'a', channel: 'email', status: 'queued' }),
+      expect.objectContaining({ accountId: 'b', channel: 'email', status: 'queued' }),
+    ]);
   });
 });
 
@@ -363,7 +368,7 @@ describe('planNotifications: e-mail', () => {
   it('sends the e-mail given at once, as a queued record', () => {
     const email = { subject: 'Invoice', text: 'Text', html: '<p>Text</p>' };
     const result = plan([request({ email })], data([account('a')]));
-    expect(result.emails).toEqual([{ to: 'a@example.com', ...email }]);
+    expect(result.emails).toEqual([{ message: { to: 'a@example.com', ...email }, delivery: 0 }]);
     expect(result.heldEmails).toEqual([]);
   });
 
@@ -378,7 +383,7 @@ describe('planNotifications: e-mail', () => {
       ],
       data([account('a')]),
     );
-    expect(result.emails).toEqual([
+    expect(result.emails.map((e) => e.message)).toEqual([
       {
         to: 'a@example.com',
         subject: '[Billing] invoice ready',
@@ -437,7 +442,7 @@ describe('planNotifications: e-mail', () => {
       data([account('a'), account('b')], { schedules: [quietSchedule('b')] }),
       NIGHT,
     );
-    expect(result.emails.map((e) => e.to)).toEqual(['a@example.com']);
+    expect(result.emails.map((e) => e.message.to)).toEqual(['a@example.com']);
     expect(result.heldEmails.map((e) => e.accountId)).toEqual(['b']);
   });
 
@@ -482,7 +487,7 @@ describe('planNotifications: order', () => {
       ['phone', 5],
       ['sms', 6],
     ]);
-    expect(result.emails.map((e) => [e.to, e.subject])).toEqual([
+    expect(result.emails.map((e) => [e.message.to, e.message.subject])).toEqual([
       ['a@example.com', 'Invoice'],
       ['b@example.com', 'Invoice'],
       ['b@example.com', 'Second'],

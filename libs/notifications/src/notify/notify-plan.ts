@@ -45,6 +45,13 @@ export interface PlannedDelivery extends OfNotification {
   reason: 'quiet_hours' | 'digest' | 'phone_not_verified' | 'absent' | null;
 }
 
+/** An e-mail sent at once, after the delivery records are written. */
+export interface PlannedEmail {
+  message: EmailMessage;
+  /** Index in NotifyPlan.deliveries of the record the job reports to. */
+  delivery: number;
+}
+
 export interface PlannedPhoneSend {
   channel: 'phone' | 'sms';
   to: string;
@@ -69,7 +76,7 @@ export interface NotifyPlan {
    */
   notifications: NewNotification[];
   /** E-mail sent at once. */
-  emails: EmailMessage[];
+  emails: PlannedEmail[];
   /** E-mail kept for the end of quiet hours or the next digest. */
   heldEmails: PlannedHeldEmail[];
   deliveries: PlannedDelivery[];
@@ -212,18 +219,16 @@ function planEmail(
   email: { subject: string; text: string; html?: string },
 ): void {
   if (decision.email === 'instant') {
-    plan.emails.push({
-      to: account.login,
-      subject: email.subject,
-      text: email.text,
-      html: email.html,
-    });
-    plan.deliveries.push({
+    const delivery = append(plan.deliveries, {
       notification,
       accountId: account.id,
       channel: 'email',
       status: 'queued',
       reason: null,
+    });
+    plan.emails.push({
+      message: { to: account.login, subject: email.subject, text: email.text, html: email.html },
+      delivery,
     });
   } else if (decision.email === 'hold' || decision.email === 'digest') {
     plan.heldEmails.push({

@@ -1,15 +1,12 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
-import { Clock, MetricsService } from '@platform/core';
+import { Injectable } from '@nestjs/common';
+import { Clock } from '@platform/core';
 import { Mailer } from '@platform/mail';
-import {
-  type InsertedNotification,
-  NotificationCenterRepository,
-} from '../center/notification-center.repository.js';
+import { NotificationCenterRepository } from '../center/notification-center.repository.js';
 import { ScheduleRepository } from '../center/schedule.repository.js';
+import { InAppChannel } from '../channels/in-app.channel.js';
 import type { Channel, DeliveryDecision } from '../delivery/decide.js';
 import type { NotificationCategory } from '../entities.js';
 import { PhoneDispatcher } from '../phone/phone-dispatcher.js';
-import { NotificationPush } from '../realtime/notification-push.js';
 import {
   type NotifyData,
   type NotifyPlan,
@@ -58,18 +55,16 @@ export interface NotifyOutcome {
  */
 @Injectable()
 export class NotifyService {
-  private readonly logger = new Logger('notifications');
   private categoryCatalogue?: Map<string, NotificationCategory>;
 
   constructor(
     private readonly clock: Clock,
     private readonly center: NotificationCenterRepository,
+    private readonly inApp: InAppChannel,
     private readonly schedules: ScheduleRepository,
     private readonly recipientsRepository: RecipientsRepository,
     private readonly mailer: Mailer,
     private readonly phone: PhoneDispatcher,
-    private readonly push: NotificationPush,
-    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   async notify(request: NotifyRequest): Promise<NotifyOutcome[]> {
@@ -125,19 +120,15 @@ export class NotifyService {
   }
 
   /**
-   * Writes and sends what the plan holds, in its order: the in-app rows (pushing those the
-   * insert created), instant e-mail, held e-mail, delivery records, then calls and texts,
-   * which need their records' ids. Answers the outcomes with the notifications' ids.
+   * Writes and sends what the plan holds, in its order: the in-app rows through the in-app
+   * channel, held e-mail, delivery records, then e-mail, calls and texts, whose jobs report to
+   * their records. Answers the outcomes with the notifications' ids.
    */
   private async carryOut(plan: NotifyPlan, now: Date): Promise<NotifyOutcome[][]> {
-    const created = await this.center.insertMany(plan.notifications, now);
+    const created = await this.inApp.sendMany(plan.notifications, now);
     const idOf = (notification: number | null) =>
       notification === null ? null : created[notification].id;
-    const fresh = created.filter((n) => n.created);
-    this.metrics?.countDelivery('in_app', 'sent', fresh.length);
-    await this.pushCreated(fresh);
 
-    await this.mailer.sendMany(plan.emails);
     await this.recipientsRepository.holdEmails(
       plan.heldEmails.map(({ notification, ...held }) => ({
         ...held,
@@ -152,6 +143,12 @@ export class NotifyService {
       })),
       now,
     );
+    await this.mailer.sendMany(
+      plan.emails.map(({ message, delivery }) => ({
+        ...message,
+        deliveryId: deliveryIds[delivery],
+      })),
+    );
     for (const send of plan.phoneSends) {
       const deliveryId = deliveryIds[send.delivery];
       if (send.channel === 'sms') await this.phone.sms(send.to, send.text, deliveryId);
@@ -165,30 +162,6 @@ export class NotifyService {
         decision,
       })),
     );
-  }
-
-  /**
-   * Pushes each new notification to its account's sockets with the account's unread counts
-   * (in all, and per organization for sockets confined to one).
-   */
-  private async pushCreated(created: readonly InsertedNotification[]): Promise<void> {
-    if (created.length === 0) return;
-    const counts = await this.center.unreadCounts([...new Set(created.map((n) => n.account_id))]);
-    const failures = await this.push.publishMany(
-      created.map(({ account_id: accountId, created: _created, ...view }) => ({
-        accountId,
-        push: {
-          event: 'created' as const,
-          notification: view,
-          unread_count: counts.get(accountId)!.total,
-        },
-        organizationId: view.organization_id,
-        unreadByOrganization: counts.get(accountId)!.byOrganization,
-      })),
-    );
-    failures.forEach((error, n) => {
-      if (error) this.logger.warn(`push to ${created[n].account_id} failed: ${error.message}`);
-    });
   }
 
   /** The seeded categories by key, read once. */

@@ -8,6 +8,7 @@ import {
 } from '@platform/core';
 import { DeferJob } from '@platform/queue';
 import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
+import { type FailureVerdict, failureReason } from '../channels/channel.js';
 
 /** The delivery reason recorded when PHONE_* is unset. */
 export const PHONE_PROVIDER_NOT_CONFIGURED = 'phone_provider_not_configured';
@@ -37,6 +38,17 @@ export class PhoneProviderError extends Error {
     super(message, options);
     this.name = 'PhoneProviderError';
   }
+}
+
+/**
+ * What a failed text or call means: without a provider (PHONE_* unset) nothing can be sent and
+ * retrying cannot help; any other failure (unreachable, a 5xx, a refusal) is worth another
+ * attempt after the backoff.
+ */
+export function classifyPhoneFailure(error: unknown): FailureVerdict {
+  if (error instanceof PhoneProviderNotConfiguredError)
+    return { retry: false, reason: error.reason };
+  return { retry: true, reason: failureReason(error) };
 }
 
 /** What the provider answered for an accepted message or call. */

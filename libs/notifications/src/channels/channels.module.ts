@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { MailerModule } from '@platform/mail';
+import { OutboundModule } from '@platform/outbound';
+import { RateLimitsModule } from '@platform/rate-limits';
+import { NotificationCenterRepository } from '../center/notification-center.repository.js';
+import { PhoneProvider } from '../phone/phone-provider.js';
+import { RealtimeModule } from '../realtime/realtime.module.js';
+import { CHANNEL_TYPES, ChannelRegistry } from './channel-registry.js';
+
+/**
+ * Every delivery channel and the registry that finds them. Sending is the worker's work; the API
+ * sends in-app notifications itself (a notification is visible the moment notify() returns).
+ */
+@Module({
+  imports: [RealtimeModule, MailerModule, OutboundModule, RateLimitsModule],
+  providers: [
+    NotificationCenterRepository,
+    PhoneProvider,
+    ...Object.values(CHANNEL_TYPES),
+    ChannelRegistry,
+  ],
+  exports: [
+    ChannelRegistry,
+    ...Object.values(CHANNEL_TYPES),
+    NotificationCenterRepository,
+    PhoneProvider,
+  ],
+})
+export class ChannelsModule {}

@@ -1,0 +1,71 @@
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock, MetricsService } from '@platform/core';
+import {
+  type InsertedNotification,
+  type NewNotification,
+  NotificationCenterRepository,
+} from '../center/notification-center.repository.js';
+import { NotificationPush } from '../realtime/notification-push.js';
+import {
+  type DeliveryChannel,
+  type FailureVerdict,
+  failureReason,
+  type Receipt,
+} from './channel.js';
+
+/**
+ * The notification center: a notification row per message, pushed to the account's open sockets
+ * with its unread counts. Batched by nature (`sendMany`: one insert, one round of pushes); a
+ * repeated idempotency key writes and pushes nothing. A failed push is logged, not a failed
+ * delivery: the row is the delivery, sockets that missed it read it on their next fetch.
+ */
+@Injectable()
+export class InAppChannel implements DeliveryChannel<NewNotification> {
+  readonly name = 'in_app';
+  private readonly logger = new Logger('notifications');
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly center: NotificationCenterRepository,
+    private readonly push: NotificationPush,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
+
+  async send(message: NewNotification): Promise<Receipt> {
+    const [notification] = await this.sendMany([message], this.clock.now());
+    return { providerRef: notification.id };
+  }
+
+  /** Writes the rows (answering a notification per row, in order) and pushes those it created. */
+  async sendMany(messages: readonly NewNotification[], now: Date): Promise<InsertedNotification[]> {
+    const written = await this.center.insertMany([...messages], now);
+    const created = written.filter((n) => n.created);
+    this.metrics?.countDelivery('in_app', 'sent', created.length);
+    await this.pushCreated(created);
+    return written;
+  }
+
+  classify(error: unknown): FailureVerdict {
+    return { retry: true, reason: failureReason(error) };
+  }
+
+  private async pushCreated(created: readonly InsertedNotification[]): Promise<void> {
+    if (created.length === 0) return;
+    const counts = await this.center.unreadCounts([...new Set(created.map((n) => n.account_id))]);
+    const failures = await this.push.publishMany(
+      created.map(({ account_id: accountId, created: _created, ...view }) => ({
+        accountId,
+        push: {
+          event: 'created' as const,
+          notification: view,
+          unread_count: counts.get(accountId)!.total,
+        },
+        organizationId: view.organization_id,
+        unreadByOrganization: counts.get(accountId)!.byOrganization,
+      })),
+    );
+    failures.forEach((error, n) => {
+      if (error) this.logger.warn(`push to ${created[n].account_id} failed: ${error.message}`);
+    });
+  }
+}
