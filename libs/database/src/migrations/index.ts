@@ -18,6 +18,7 @@ import { NotificationIdempotencyKey1764000000015 } from './1764000000015-notific
 import { AlertDispatchResolution1764000000016 } from './1764000000016-alert-dispatch-resolution.js';
 import { AlertDispatchOutbox1764000000017 } from './1764000000017-alert-dispatch-outbox.js';
 import { SessionRevocation1764000000018 } from './1764000000018-session-revocation.js';
+import { StepTargetRosterMembers1764000000019 } from './1764000000019-step-target-roster-members.js';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -45,4 +46,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AlertDispatchResolution1764000000016,
   AlertDispatchOutbox1764000000017,
   SessionRevocation1764000000018,
+  StepTargetRosterMembers1764000000019,
 ];

@@ -1,7 +1,9 @@
+import type { Recipient } from '@platform/oncall';
+
 /** Whom a step pages. */
 export const STEP_TARGET_TYPES = [
   'roster_on_call',
-  'roster',
+  'roster_members',
   'member',
   'role',
   'org_admins',
@@ -22,7 +24,7 @@ export interface StepSnapshot {
   position: number;
   delay_seconds: number;
   target_type: StepTargetType;
-  /** roster_on_call, roster and phone_contacts */
+  /** roster_on_call, roster_members and phone_contacts */
   target_roster_id: string | null;
   /** member */
   target_member_id: string | null;
@@ -43,5 +45,4 @@ export interface ChainSnapshot {
 }
 
 /** One recipient of a page. Contacts are reached by phone and SMS only. */
-export type PageRecipient =
-  { kind: 'account'; accountId: string } | { kind: 'contact'; label: string; phoneNumber: string };
+export type PageRecipient = Recipient;
