@@ -8,3 +8,5 @@ export * from './engine/escalation-engine.js';
 export * from './engine/escalation-instances.repository.js';
 export * from './paging/page-delivery.processor.js';
 export * from './acknowledgement/ack-channels.module.js';
+export * from './tables.js';
+export * from './migrations/index.js';

@@ -20,3 +20,5 @@ export * from './accounts/platform-admin.js';
 export * from './accounts/platform-admin.module.js';
 export * from './accounts/platform-admin.startup.js';
 export { projectView } from './organizations/organizations.service.js';
+export * from './tables.js';
+export * from './migrations/index.js';

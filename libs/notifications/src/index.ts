@@ -9,3 +9,5 @@ export * from './digest/digest.processor.js';
 export * from './digest/digest.repository.js';
 export * from './phone/index.js';
 export * from './notify/notify.service.js';
+export * from './tables.js';
+export * from './migrations/index.js';
