@@ -12,6 +12,7 @@ import { DatabaseModule } from '@platform/database';
 import { AlertInsightsModule, EscalationModule } from '@platform/escalation';
 import { IdentityModule, PlatformAdminModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
+import { RostersModule } from '@platform/oncall';
 import { QueueModule } from '@platform/queue';
 
 /** The REST API: composes the contract plumbing and the domain modules. */
@@ -37,6 +38,7 @@ export class ApiModule {
         // imports before theirs), and alerting's `alerts/:id` would take `alerts/insights`.
         AlertInsightsModule,
         AlertingModule,
+        RostersModule,
         EscalationModule,
       ],
     };

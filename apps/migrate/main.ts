@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { JsonLogger, loadConfigOrExit, SystemClock } from '@platform/core';
 import { dataSourceOptions, migrate } from '@platform/database';
 import { ensurePlatformAdmin } from '@platform/identity';
+import { MIGRATIONS } from '@platform/schema';
 import { DataSource } from 'typeorm';
 
 /**
@@ -12,7 +13,7 @@ import { DataSource } from 'typeorm';
 const config = loadConfigOrExit();
 const logger = JsonLogger.create('migrate', config.logLevel);
 try {
-  const applied = await migrate(config.databaseUrl);
+  const applied = await migrate(config.databaseUrl, MIGRATIONS);
   logger.log(
     applied.length
       ? `applied ${applied.length} migration(s): ${applied.join(', ')}`

@@ -3,10 +3,10 @@ import {
   dataSourceOptions,
   ensureDatabase,
   migrate,
-  MIGRATIONS,
   MIGRATIONS_TABLE,
   withMaintenanceConnection,
 } from '@platform/database';
+import { MIGRATIONS } from '@platform/schema';
 import { createTestDatabase } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -161,7 +161,7 @@ describe('migrate', () => {
     const options = dataSourceOptions(databaseUrl('platform'));
     expect(options.synchronize).toBe(false);
     expect(options.migrationsRun).toBe(false);
-    expect(options.migrations).toEqual(MIGRATIONS);
+    expect(dataSourceOptions(databaseUrl('platform'), MIGRATIONS).migrations).toEqual(MIGRATIONS);
   });
 
   it('gives the real schema UUID keys, timestamptz times and snake_case names', async () => {

@@ -284,7 +284,7 @@ describe('escalation chains and steps', () => {
       const chain = (await newChain({ name: 'Targets' })).id as string;
       const cases: Array<[Body, Body]> = [
         [{ target_type: 'roster_on_call', target_roster_id: roster }, {}],
-        [{ target_type: 'roster', target_roster_id: roster }, {}],
+        [{ target_type: 'roster_members', target_roster_id: roster }, {}],
         [{ target_type: 'member', target_member_id: viewer.accountId }, {}],
         [{ target_type: 'role', target_role: 'Member', target_roster_id: null }, {}],
         [{ target_type: 'org_admins', target_member_id: null }, {}],
@@ -309,6 +309,27 @@ describe('escalation chains and steps', () => {
           delay_seconds: 86400,
         });
       }
+    });
+
+    it('accepts the deprecated roster as roster_members, stored and answered so', async () => {
+      const roster = await insertRoster(projectId);
+      const chain = (await newChain({ name: 'Alias' })).id as string;
+      const step = await newStep(chain, {
+        target_type: 'roster',
+        target_roster_id: roster,
+        channels: ['in_app'],
+      });
+      expect(step).toMatchObject({ target_type: 'roster_members', target_roster_id: roster });
+      const path = `${steps(chain)}/${step.id as string}`;
+      await patch(path, { target_type: 'org_admins', target_roster_id: null }).expect(200);
+      const res = await patch(path, { target_type: 'roster', target_roster_id: roster }).expect(
+        200,
+      );
+      expect(res.body.data).toMatchObject({ target_type: 'roster_members' });
+      const [stored] = await db.query('SELECT target_type FROM escalation_step WHERE id = $1', [
+        step.id,
+      ]);
+      expect(stored.target_type).toBe('roster_members');
     });
 
     it('changes the target with PATCH, clearing the previous type field', async () => {
@@ -363,11 +384,11 @@ describe('escalation chains and steps', () => {
         [inApp({ target_member_id: 'nope' }), ['target_member_id']],
         [{ target_type: 'roster_on_call', channels: ['in_app'] }, ['target_roster_id']],
         [
-          { target_type: 'roster', target_roster_id: MISSING, channels: ['in_app'] },
+          { target_type: 'roster_members', target_roster_id: MISSING, channels: ['in_app'] },
           ['target_roster_id'],
         ],
         [
-          { target_type: 'roster', target_roster_id: theirRoster, channels: ['in_app'] },
+          { target_type: 'roster_members', target_roster_id: theirRoster, channels: ['in_app'] },
           ['target_roster_id'],
         ],
         [{ target_type: 'member', channels: ['in_app'] }, ['target_member_id']],
@@ -404,7 +425,7 @@ describe('escalation chains and steps', () => {
         [{ position: null }, ['position']],
         [{ target_type: null }, ['target_type']],
         [{ channels: [] }, ['channels']],
-        [{ target_type: 'roster' }, ['target_roster_id']],
+        [{ target_type: 'roster_members' }, ['target_roster_id']],
         [{ target_roster_id: roster }, ['target_roster_id']],
         [{ target_type: 'phone_contacts', target_roster_id: roster }, ['channels']],
       ] as Array<[Body, string[]]>)
@@ -524,7 +545,7 @@ describe('escalation chains and steps', () => {
       const chain = (await newChain({ name: 'Everyone' }, project)).id as string;
       const bodies: Body[] = [
         { target_type: 'roster_on_call', target_roster_id: roster, channels: ['in_app'] },
-        { target_type: 'roster', target_roster_id: roster, channels: ['email'] },
+        { target_type: 'roster_members', target_roster_id: roster, channels: ['email'] },
         { target_type: 'member', target_member_id: viewer.accountId, channels: ['in_app'] },
         { target_type: 'role', target_role: 'Admin', channels: ['in_app'] },
         { target_type: 'role', target_role: 'Member', channels: ['in_app'] },

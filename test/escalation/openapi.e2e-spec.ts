@@ -229,13 +229,15 @@ describe('the OpenAPI document of the escalation API', () => {
   it('documents create bodies with their enums, bounds and required fields', () => {
     const step = requestBody('post', `${CHAIN}/escalation_steps`);
     expect(step.required).toEqual(['target_type', 'channels']);
+    // `roster` last: the deprecated name of roster_members, still accepted.
     expect(step.properties!.target_type.enum).toEqual([
       'roster_on_call',
-      'roster',
+      'roster_members',
       'member',
       'role',
       'org_admins',
       'phone_contacts',
+      'roster',
     ]);
     expect(step.properties!.channels).toMatchObject({
       type: 'array',

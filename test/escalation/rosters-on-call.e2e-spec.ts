@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { OnCallResolver } from '../../libs/escalation/src/rosters/on-call-resolver.js';
+import { OnCallResolver } from '@platform/oncall';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';

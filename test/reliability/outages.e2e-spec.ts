@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AppConfig } from '@platform/core';
 import { migrate } from '@platform/database';
+import { MIGRATIONS } from '@platform/schema';
 import { JobName, QueueName } from '@platform/queue';
 import {
   buildDeployables,
@@ -109,7 +110,7 @@ describe('processes weather PostgreSQL and Redis outages', () => {
     database = await createTestDatabase();
     sink = await SmtpSink.start();
     postgres = await PrivatePostgres.start();
-    await migrate(postgres.url('platform'));
+    await migrate(postgres.url('platform'), MIGRATIONS);
   }, 120_000);
 
   afterAll(async () => {

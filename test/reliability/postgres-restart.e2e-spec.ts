@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate } from '@platform/database';
+import { MIGRATIONS } from '@platform/schema';
 import { PrivatePostgres } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { alertsProject } from '../support/alerting.js';
@@ -33,7 +34,7 @@ describe('PostgreSQL restart under ingest load', () => {
   beforeAll(async () => {
     postgres = await PrivatePostgres.start();
     const databaseUrl = postgres.url('platform');
-    await migrate(databaseUrl);
+    await migrate(databaseUrl, MIGRATIONS);
     t = await createMailingApiTestApp({ listen: true, config: { databaseUrl } });
     const admin = await createAccount(t, t.sink, 'ops@restart.example', 'Restart Org');
     const projectId = await alertsProject(t, admin);

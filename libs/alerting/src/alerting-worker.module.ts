@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NotificationsModule } from '@platform/notifications';
+import { OnCallModule } from '@platform/oncall';
 import { AlertDispatchSweepRepository } from './dispatch/alert-dispatch-sweep.repository.js';
 import { AlertDispatchSweeper } from './dispatch/alert-dispatch-sweeper.js';
 import { AlertDispatchProcessor } from './dispatch/alert-dispatch.processor.js';
@@ -14,13 +15,14 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
  * Worker side of alerting: dispatch of ingested changes (routing, suppression, in-app
  * notification, endpoint fan-out) and the sweep that dispatches what Redis lost, webhook
  * deliveries, pruning, the auto-resolution of test alerts. Dispatch needs `EscalationOpener`
- * and `RosterOnCall` from a global module (the escalation worker module binds both).
+ * from a global module (the escalation worker module binds it).
  */
 @Module({
   imports: [
     SuppressionModule,
     NotificationEndpointsWorkerModule,
     NotificationsModule,
+    OnCallModule,
     TestAlertsWorkerModule,
   ],
   providers: [

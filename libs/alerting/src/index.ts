@@ -7,3 +7,7 @@ export * from './timeline/alert-events.repository.js';
 export * from './endpoints/index.js';
 export * from './alerts/index.js';
 export * from './dispatch/escalation-opener.js';
+export * from './endpoints/escalation-pages-pruner.js';
+export { AlertRoutesRepository } from './routes/alert-routes.repository.js';
+export * from './tables.js';
+export * from './migrations/index.js';

@@ -5,3 +5,5 @@ export * from './audit-log.js';
 export * from './audit-log.repository.js';
 export * from './audit.module.js';
 export * from './audit-actor.js';
+export * from './tables.js';
+export * from './migrations/index.js';

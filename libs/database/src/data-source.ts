@@ -1,14 +1,18 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { type MigrationClass, MIGRATIONS } from './migrations/index.js';
+import type { MigrationClass } from './schema-parts.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
 /** Pooled connections per process. */
 export const DATABASE_POOL_SIZE = 10;
 
+/**
+ * Options of a DataSource on `databaseUrl`. Only `migrate` passes migrations (the whole list is
+ * composed above this library, which knows no domain library); the runtime never runs them.
+ */
 export function dataSourceOptions(
   databaseUrl: string,
-  migrations: MigrationClass[] = MIGRATIONS,
+  migrations: MigrationClass[] = [],
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -84,7 +88,7 @@ export const MIGRATION_LOCK = 1_764_000_000_000;
  */
 export async function migrate(
   databaseUrl: string,
-  migrations: MigrationClass[] = MIGRATIONS,
+  migrations: MigrationClass[],
 ): Promise<string[]> {
   await ensureDatabase(databaseUrl);
   const dataSource = new DataSource(dataSourceOptions(databaseUrl, migrations));

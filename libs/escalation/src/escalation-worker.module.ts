@@ -1,23 +1,22 @@
 import { Global, Module } from '@nestjs/common';
-import { EscalationOpener, RosterOnCall } from '@platform/alerting';
+import { EscalationOpener, EscalationPagesPruner } from '@platform/alerting';
 import { EscalationEngine } from './engine/escalation-engine.js';
 import { EscalationEngineModule } from './engine/escalation-engine.module.js';
+import { PageRetentionRepository } from './engine/page-retention.repository.js';
 import { PagingModule } from './paging/paging.module.js';
-import { OnCallResolver } from './rosters/on-call-resolver.js';
-import { OnCallModule } from './rosters/on-call.module.js';
 
 /**
  * Worker side of escalation: the engine (steps, re-escalation, the sweeper) and page delivery.
- * Global so alert dispatch finds the engine behind `EscalationOpener` and rosters behind
- * `RosterOnCall` without alerting depending on escalation.
+ * Global so alert dispatch finds the engine behind `EscalationOpener`, and the retention sweep
+ * the pages behind `EscalationPagesPruner`, without alerting depending on escalation.
  */
 @Global()
 @Module({
-  imports: [EscalationEngineModule, PagingModule, OnCallModule],
+  imports: [EscalationEngineModule, PagingModule],
   providers: [
     { provide: EscalationOpener, useExisting: EscalationEngine },
-    { provide: RosterOnCall, useExisting: OnCallResolver },
+    { provide: EscalationPagesPruner, useClass: PageRetentionRepository },
   ],
-  exports: [EscalationOpener, RosterOnCall],
+  exports: [EscalationOpener, EscalationPagesPruner],
 })
 export class EscalationWorkerModule {}

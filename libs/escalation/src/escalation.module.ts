@@ -3,14 +3,14 @@ import { AckChannelsModule } from './acknowledgement/ack-channels.module.js';
 import { AcknowledgementsModule } from './acknowledgement/acknowledgements.module.js';
 import { ChainsModule } from './chains/chains.module.js';
 import { PresetsModule } from './presets/presets.module.js';
-import { RostersModule } from './rosters/rosters.module.js';
 
 /**
- * The escalation API: on-call rosters, escalation chains and steps, acknowledgement from every
- * channel, preset seeding. Every project route is behind the alerts capability. Insights are
- * `AlertInsightsModule`, which the API registers before alerting.
+ * The escalation API: escalation chains and steps, acknowledgement from every channel, preset
+ * seeding. Every project route is behind the alerts capability. On-call rosters are
+ * `RostersModule` of `@platform/oncall`; insights are `AlertInsightsModule`, which the API
+ * registers before alerting.
  */
 @Module({
-  imports: [RostersModule, ChainsModule, AcknowledgementsModule, AckChannelsModule, PresetsModule],
+  imports: [ChainsModule, AcknowledgementsModule, AckChannelsModule, PresetsModule],
 })
 export class EscalationModule {}

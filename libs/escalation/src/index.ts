@@ -6,6 +6,7 @@ export * from './chains/chain-snapshot.js';
 export * from './engine/escalation-jobs.js';
 export * from './engine/escalation-engine.js';
 export * from './engine/escalation-instances.repository.js';
-export * from './rosters/on-call-resolver.js';
 export * from './paging/page-delivery.processor.js';
 export * from './acknowledgement/ack-channels.module.js';
+export * from './tables.js';
+export * from './migrations/index.js';

@@ -10,3 +10,5 @@ export * from './digest/digest.repository.js';
 export * from './phone/index.js';
 export * from './notify/notify.service.js';
 export * from './channels/index.js';
+export * from './tables.js';
+export * from './migrations/index.js';

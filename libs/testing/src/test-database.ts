@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { MIGRATIONS, migrate, quoteIdentifier } from '@platform/database';
+import { migrate, quoteIdentifier } from '@platform/database';
+import { MIGRATIONS } from '@platform/schema';
 import pg from 'pg';
 
 /** Serializes template creation across jest workers; an arbitrary constant. */
@@ -97,7 +98,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
           await admin.query(`DROP DATABASE ${quoteIdentifier(datname)} WITH (FORCE)`);
         }
         await admin.query(`CREATE DATABASE ${quoteIdentifier(template)}`);
-        await migrate(urlFor(template));
+        await migrate(urlFor(template), MIGRATIONS);
         await admin.query(
           `ALTER DATABASE ${quoteIdentifier(template)} IS_TEMPLATE true ALLOW_CONNECTIONS false`,
         );

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { DATABASE_POOL_SIZE } from '@platform/database';
 import { NotifyService } from '@platform/notifications';
+import { TargetResolver } from '@platform/oncall';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import pLimit from 'p-limit';
 import { EndpointFanout } from '../endpoints/endpoint-fanout.service.js';
@@ -19,8 +20,8 @@ import {
   type ClaimedAlert,
   type DispatchOutcome,
 } from './alert-dispatch.repository.js';
-import { EscalationOpener, RosterOnCall } from './escalation-opener.js';
-import { inAppRecipients, notifiedDetails } from './in-app-targets.js';
+import { EscalationOpener } from './escalation-opener.js';
+import { accountsOf, notifiedDetails, routeTarget } from './in-app-targets.js';
 
 interface Notification {
   alert: ClaimedAlert;
@@ -70,7 +71,7 @@ export class AlertDispatchProcessor {
     private readonly notifications: NotifyService,
     private readonly fanout: EndpointFanout,
     private readonly escalations: EscalationOpener,
-    private readonly rosters: RosterOnCall,
+    private readonly targets: TargetResolver,
   ) {}
 
   /**
@@ -88,20 +89,20 @@ export class AlertDispatchProcessor {
 
   private async fire(projectId: string, alertIds: readonly string[]): Promise<void> {
     const now = this.clock.now();
-    const organization = await this.repository.organizationOf(projectId);
-    if (!organization.organizationId) return;
+    const organizationId = await this.repository.organizationOf(projectId);
+    if (!organizationId) return;
 
     const notifications = await this.handOvers(() =>
-      this.claimAndHandOver(projectId, alertIds, organization, now),
+      this.claimAndHandOver(organizationId, projectId, alertIds, now),
     );
     if (notifications.length > 0)
       this.logger.debug(`project ${projectId}: ${notifications.length} alert(s) notified`);
   }
 
   private claimAndHandOver(
+    organizationId: string,
     projectId: string,
     alertIds: readonly string[],
-    organization: Awaited<ReturnType<AlertDispatchRepository['organizationOf']>>,
     now: Date,
   ): Promise<Notification[]> {
     return this.repository.transaction(async (manager) => {
@@ -112,11 +113,10 @@ export class AlertDispatchProcessor {
 
       const router = new Router((await this.routes.list(projectId, manager)).map(routableOf));
       const winners = new Map(claimed.map((alert) => [alert.id, router.route(alert)?.row ?? null]));
-      const suppressions = await this.suppression.evaluate(projectId, claimed, now);
-      const rosterIds = [...winners.values()]
-        .filter((r) => r?.in_app_target_type === 'roster' && r.in_app_target_roster_id)
-        .map((r) => r!.in_app_target_roster_id!);
-      const onCall = await this.rosters.onCall([...new Set(rosterIds)], now);
+      const [suppressions, recipientsOf] = await Promise.all([
+        this.suppression.evaluate(projectId, claimed, now),
+        this.recipientsOf(organizationId, [...winners.values()], now),
+      ]);
       const cooled = [...new Set([...winners.values()].filter((r) => r?.cooldown_seconds))];
       const lastNotified = await this.repository.lockRoutes(
         manager,
@@ -157,7 +157,7 @@ export class AlertDispatchProcessor {
           event(alert, AlertEventKind.Suppressed, { reason: 'cooldown', route_id: route.id });
           outcome = 'suppressed';
         } else {
-          const recipients = inAppRecipients(route, organization.members, onCall);
+          const recipients = recipientsOf.get(route.id)!;
           event(alert, AlertEventKind.Notified, notifiedDetails(route.id, route, recipients));
           notify.push({ alert, route, recipients });
           if (lastNotified.has(route.id)) lastNotified.set(route.id, now);
@@ -174,9 +174,23 @@ export class AlertDispatchProcessor {
       await this.events.record(events, manager);
       await this.repository.markNotified(manager, [...new Set(notify.map((n) => n.route.id))], now);
       // Inside the claim's transaction: if any hand-over fails, the claim is not committed.
-      await this.send(organization.organizationId, projectId, notify);
+      await this.send(organizationId, projectId, notify);
       return notify;
     });
+  }
+
+  /** Per winning route, the accounts its in-app target reaches at `at`. */
+  private async recipientsOf(
+    organizationId: string,
+    winners: ReadonlyArray<AlertRouteRow | null>,
+    at: Date,
+  ): Promise<Map<string, string[]>> {
+    const routes = [...new Map(winners.flatMap((r) => (r ? [[r.id, r] as const] : []))).values()];
+    const reached = await this.targets.resolve(
+      routes.map((route) => ({ organizationId, target: routeTarget(route) })),
+      at,
+    );
+    return new Map(routes.map((route, index) => [route.id, accountsOf(reached[index])]));
   }
 
   private async send(

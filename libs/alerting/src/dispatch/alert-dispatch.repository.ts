@@ -118,23 +118,13 @@ export class AlertDispatchRepository {
     );
   }
 
-  /** The project's organization and every membership in it. */
-  async organizationOf(
-    projectId: string,
-  ): Promise<{ organizationId: string; members: Array<{ account_id: string; role: string }> }> {
-    const rows: Array<{ organization_id: string; account_id: string | null; role: string | null }> =
-      await this.dataSource.query(
-        `SELECT p.organization_id, m.account_id, m.role
-           FROM project p LEFT JOIN membership m ON m.organization_id = p.organization_id
-          WHERE p.id = $1`,
-        [projectId],
-      );
-    return {
-      organizationId: rows[0]?.organization_id,
-      members: rows
-        .filter((r) => r.account_id !== null)
-        .map((r) => ({ account_id: r.account_id!, role: r.role! })),
-    };
+  /** The project's organization (null: the project is gone). */
+  async organizationOf(projectId: string): Promise<string | null> {
+    const rows: Array<{ organization_id: string }> = await this.dataSource.query(
+      'SELECT organization_id FROM project WHERE id = $1',
+      [projectId],
+    );
+    return rows[0]?.organization_id ?? null;
   }
 
   /**

@@ -18,11 +18,3 @@ export abstract class EscalationOpener {
   abstract open(openings: readonly EscalationOpening[]): Promise<void>;
   abstract resolved(projectId: string, alertIds: readonly string[]): Promise<void>;
 }
-
-/**
- * Who a route's `roster` in-app target reaches: per roster id, the accounts on call at `at`.
- * Bound by the escalation module (on-call rosters live there).
- */
-export abstract class RosterOnCall {
-  abstract onCall(rosterIds: readonly string[], at: Date): Promise<Map<string, string[]>>;
-}

@@ -1,9 +1,5 @@
+import type { Recipient, RecipientTarget } from '@platform/oncall';
 import type { AlertRouteRow } from '../routes/alert-routes.repository.js';
-
-export interface Membership {
-  account_id: string;
-  role: string;
-}
 
 export type InAppTarget = Pick<
   AlertRouteRow,
@@ -14,41 +10,24 @@ export type InAppTarget = Pick<
 >;
 
 /**
- * The accounts a route's in-app target names, among the organization's current members:
- * - org_admins: the organization's admins;
- * - member: that account, while it holds a membership (none once it left);
- * - role Admin: the admins; role Member: every member who is not an admin (the spec's two
- *   roles: organization admins, and everyone else);
- * - roster: the roster's on-call account at dispatch time (`onCall`, by roster id), while it
- *   holds a membership;
- * - none: nobody.
+ * A route's in-app target in the words of `TargetResolver`. The API's `roster` (fixed by the
+ * spec) is the roster's on-call account at dispatch time, `roster_on_call`; the other types
+ * keep their names: org_admins, member (while it holds a membership), role (`Admin`: the
+ * admins; `Member`: every member who is not an admin), none.
  */
-export function inAppRecipients(
-  target: InAppTarget,
-  members: readonly Membership[],
-  onCall: ReadonlyMap<string, readonly string[]> = new Map(),
-): string[] {
-  const admins = () => members.filter((m) => m.role === 'admin').map((m) => m.account_id);
-  switch (target.in_app_target_type) {
-    case 'org_admins':
-      return admins();
-    case 'member':
-      return members.some((m) => m.account_id === target.in_app_target_member_id)
-        ? [target.in_app_target_member_id!]
-        : [];
-    case 'role':
-      if (target.in_app_target_role === 'Admin') return admins();
-      if (target.in_app_target_role === 'Member')
-        return members.filter((m) => m.role !== 'admin').map((m) => m.account_id);
-      return [];
-    case 'roster': {
-      const current = new Set(members.map((m) => m.account_id));
-      const rosterId = target.in_app_target_roster_id;
-      return (rosterId ? (onCall.get(rosterId) ?? []) : []).filter((id) => current.has(id));
-    }
-    case 'none':
-      return [];
-  }
+export function routeTarget(target: InAppTarget): RecipientTarget {
+  const type = target.in_app_target_type;
+  return {
+    kind: type === 'roster' ? 'roster_on_call' : type,
+    rosterId: target.in_app_target_roster_id,
+    memberId: target.in_app_target_member_id,
+    role: target.in_app_target_role,
+  };
+}
+
+/** The accounts among resolved recipients (a route's targets never name phone contacts). */
+export function accountsOf(recipients: readonly Recipient[]): string[] {
+  return recipients.flatMap((r) => (r.kind === 'account' ? [r.accountId] : []));
 }
 
 /** The `notified` timeline event's account of whom a route's target reached. */

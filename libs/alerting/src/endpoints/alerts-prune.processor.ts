@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Clock, StartupTasks } from '@platform/core';
 import { JobName, JobQueue, OnJob, QueueName } from '@platform/queue';
+import { EscalationPagesPruner } from './escalation-pages-pruner.js';
 import { RetentionRepository } from './retention.repository.js';
 
 /** Spec: timeline events and notification endpoint deliveries are kept 90 days. */
@@ -11,8 +12,9 @@ export const ALERTS_PRUNE_SCHEDULER_ID = 'alerts-prune';
 export const ALERTS_PRUNE_PATTERN = '30 3 * * *';
 
 /**
- * The daily retention sweep: deletes webhook deliveries (with their attempts) and alert
- * timeline events older than 90 days, in batches so no statement holds locks for long.
+ * The daily retention sweep: deletes webhook deliveries (with their attempts), alert timeline
+ * events and settled escalation pages (through `EscalationPagesPruner`, bound by the escalation
+ * worker module) older than 90 days, in batches so no statement holds locks for long.
  */
 @Injectable()
 export class AlertsPruneProcessor implements OnApplicationBootstrap {
@@ -21,6 +23,7 @@ export class AlertsPruneProcessor implements OnApplicationBootstrap {
   constructor(
     private readonly clock: Clock,
     private readonly retention: RetentionRepository,
+    private readonly escalationPages: EscalationPagesPruner,
     private readonly jobs: JobQueue,
     private readonly startup: StartupTasks,
   ) {}
@@ -49,7 +52,7 @@ export class AlertsPruneProcessor implements OnApplicationBootstrap {
     const deliveries = await this.drain((batch) => this.retention.pruneDeliveries(cutoff, batch));
     const alertEvents = await this.drain((batch) => this.retention.pruneAlertEvents(cutoff, batch));
     const escalationPages = await this.drain((batch) =>
-      this.retention.pruneEscalationPages(cutoff, batch),
+      this.escalationPages.prunePages(cutoff, batch),
     );
     this.logger.log(
       `pruned ${deliveries} webhook deliveries, ${alertEvents} alert events and ` +

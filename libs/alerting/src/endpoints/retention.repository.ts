@@ -16,20 +16,6 @@ export class RetentionRepository {
     return this.pruneBatch('alert_event', cutoff, batch);
   }
 
-  /**
-   * Deletes up to `batch` escalation pages written before `cutoff` that are settled (a page
-   * still pending is delivery work, whatever its age).
-   */
-  async pruneEscalationPages(cutoff: Date, batch: number): Promise<number> {
-    const [, count]: [unknown[], number] = await this.dataSource.query(
-      `DELETE FROM escalation_page
-        WHERE id IN (SELECT id FROM escalation_page
-                      WHERE created_at < $1 AND status <> 'pending' LIMIT $2)`,
-      [cutoff, batch],
-    );
-    return count;
-  }
-
   private async pruneBatch(
     table: 'webhook_delivery' | 'alert_event',
     cutoff: Date,

@@ -25,6 +25,16 @@ export interface NewAlertEvent {
   at: Date;
 }
 
+/**
+ * The statement that records the events `rows` selects (alert_id, project_id, kind, details,
+ * created_at, in that order). Exported for statements that write events with rows of their
+ * own in one round trip (a data-modifying CTE of escalation's batched statements); the
+ * timeline's SQL stays here.
+ */
+export function insertAlertEvents(rows: string): string {
+  return `INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)\n${rows}`;
+}
+
 /** The alert timeline: written as things happen, many events in one statement. */
 @Injectable()
 export class AlertEventsRepository {
@@ -33,8 +43,9 @@ export class AlertEventsRepository {
   async record(events: readonly NewAlertEvent[], manager?: EntityManager): Promise<void> {
     if (events.length === 0) return;
     await (manager ?? this.dataSource).query(
-      `INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::timestamptz[])`,
+      insertAlertEvents(
+        'SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::timestamptz[])',
+      ),
       [
         events.map((e) => e.alertId),
         events.map((e) => e.projectId),

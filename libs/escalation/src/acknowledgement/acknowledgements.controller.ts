@@ -9,7 +9,7 @@ import {
   ApiProjectParam,
   ApiProjectWriteErrors,
   notFound,
-} from '../escalation.openapi.js';
+} from '@platform/oncall';
 import { AcknowledgementsService } from './acknowledgements.service.js';
 import { ACKNOWLEDGER_MODELS, Alert } from './acknowledgement.openapi.js';
 

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { Public, RawResponse } from '@platform/core';
 import type { Request } from 'express';
-import { ApiErrors, type ErrorDoc } from '../escalation.openapi.js';
+import { ApiErrors, type ErrorDoc } from '@platform/oncall';
 import { AckChannelsService, type AnswerOutcome } from './ack-channels.service.js';
 import { messageResponse, sayResponse, TwilioWebhookVerifier } from './twilio-webhook.js';
 

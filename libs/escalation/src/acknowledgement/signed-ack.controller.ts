@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotIdParams, Public } from '@platform/core';
-import { ApiData, ApiErrors, type ErrorDoc } from '../escalation.openapi.js';
+import { ApiData, ApiErrors, type ErrorDoc } from '@platform/oncall';
 import { AckChannelsService } from './ack-channels.service.js';
 import { SignedAckLink, SignedAckResult } from './acknowledgement.openapi.js';
 

@@ -1,8 +1,10 @@
 import { PERSON_CHANNELS, type PersonChannelName } from '@platform/notifications';
+import type { Recipient } from '@platform/oncall';
+
 /** Whom a step pages. */
 export const STEP_TARGET_TYPES = [
   'roster_on_call',
-  'roster',
+  'roster_members',
   'member',
   'role',
   'org_admins',
@@ -23,7 +25,7 @@ export interface StepSnapshot {
   position: number;
   delay_seconds: number;
   target_type: StepTargetType;
-  /** roster_on_call, roster and phone_contacts */
+  /** roster_on_call, roster_members and phone_contacts */
   target_roster_id: string | null;
   /** member */
   target_member_id: string | null;
@@ -44,5 +46,4 @@ export interface ChainSnapshot {
 }
 
 /** One recipient of a page. Contacts are reached by phone and SMS only. */
-export type PageRecipient =
-  { kind: 'account'; accountId: string } | { kind: 'contact'; label: string; phoneNumber: string };
+export type PageRecipient = Recipient;

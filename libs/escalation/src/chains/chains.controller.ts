@@ -11,7 +11,7 @@ import {
   ApiProjectWriteErrors,
   invalid,
   notFound,
-} from '../escalation.openapi.js';
+} from '@platform/oncall';
 import { CloneChainBody, CreateChainBody, UpdateChainBody } from './chains.dto.js';
 import {
   EscalationChain,

@@ -35,7 +35,7 @@ export class EscalationStep {
     type: String,
     format: 'uuid',
     nullable: true,
-    description: 'roster_on_call, roster and phone_contacts: the roster; null otherwise',
+    description: 'roster_on_call, roster_members and phone_contacts: the roster; null otherwise',
   })
   target_roster_id!: string | null;
 

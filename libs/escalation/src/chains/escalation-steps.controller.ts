@@ -11,7 +11,7 @@ import {
   ApiProjectWriteErrors,
   invalid,
   notFound,
-} from '../escalation.openapi.js';
+} from '@platform/oncall';
 import { EscalationStepsService } from './escalation-steps.service.js';
 import { CreateStepBody, UpdateStepBody } from './escalation-steps.dto.js';
 import { EscalationStep } from './chains.openapi.js';

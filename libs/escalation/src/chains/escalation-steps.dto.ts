@@ -11,6 +11,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
+import { Transform } from 'class-transformer';
 import {
   PAGE_CHANNELS,
   type PageChannel,
@@ -23,7 +24,18 @@ import { sent } from './chains.dto.js';
 import { MAX_DELAY_SECONDS, MAX_STEPS_PER_CHAIN } from './step-rules.js';
 
 const TARGET_DOC =
-  'roster_on_call: whoever is on call in target_roster_id; roster: every member of target_roster_id; member: target_member_id; role: every member of the organization with target_role; org_admins: the organization admins; phone_contacts: the external phone contacts of target_roster_id';
+  'roster_on_call: whoever is on call in target_roster_id; roster_members: every member of target_roster_id; member: target_member_id; role: every member of the organization with target_role; org_admins: the organization admins; phone_contacts: the external phone contacts of target_roster_id; roster: deprecated alias of roster_members, stored and answered as roster_members';
+
+/**
+ * What requests may send: the step target types, and `roster`, the former name of
+ * roster_members (renamed so that `roster` no longer means "every member" here and "whoever is
+ * on call" on alert routes).
+ */
+const ACCEPTED_TARGET_TYPES = [...STEP_TARGET_TYPES, 'roster'] as const;
+
+/** Reads the deprecated `roster` as roster_members before validation. */
+const CurrentTargetType = () =>
+  Transform(({ value }: { value: unknown }) => (value === 'roster' ? 'roster_members' : value));
 
 /** Target and channel fields, shared by create and update. */
 abstract class StepTargetFields {
@@ -32,7 +44,7 @@ abstract class StepTargetFields {
     format: 'uuid',
     nullable: true,
     description:
-      'required for roster_on_call, roster and phone_contacts: an on-call roster of this project; absent or null otherwise',
+      'required for roster_on_call, roster_members and phone_contacts: an on-call roster of this project; absent or null otherwise',
   })
   @IsOptional()
   @IsUUID('all')
@@ -87,7 +99,8 @@ export class CreateStepBody extends StepTargetFields {
   @Max(MAX_DELAY_SECONDS)
   delay_seconds?: number;
 
-  @ApiProperty({ enum: STEP_TARGET_TYPES, description: TARGET_DOC })
+  @ApiProperty({ enum: ACCEPTED_TARGET_TYPES, description: TARGET_DOC })
+  @CurrentTargetType()
   @IsIn(STEP_TARGET_TYPES)
   target_type!: StepTargetType;
 
@@ -131,9 +144,10 @@ export class UpdateStepBody extends StepTargetFields {
   delay_seconds?: number;
 
   @ApiPropertyOptional({
-    enum: STEP_TARGET_TYPES,
+    enum: ACCEPTED_TARGET_TYPES,
     description: `omitted: unchanged; a change clears the old target fields. ${TARGET_DOC}`,
   })
+  @CurrentTargetType()
   @ValidateIf(sent)
   @IsIn(STEP_TARGET_TYPES)
   target_type?: StepTargetType;

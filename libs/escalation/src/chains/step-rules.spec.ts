@@ -41,7 +41,7 @@ describe('step rules', () => {
 
     it.each([
       ['roster_on_call', 'target_roster_id'],
-      ['roster', 'target_roster_id'],
+      ['roster_members', 'target_roster_id'],
       ['phone_contacts', 'target_roster_id'],
       ['member', 'target_member_id'],
       ['role', 'target_role'],

@@ -24,7 +24,7 @@ const TARGET_FIELDS: readonly TargetField[] = [
 /** The target field each type needs; the others must stay empty. */
 const FIELD_OF_TYPE: Record<StepTargetType, TargetField | null> = {
   roster_on_call: 'target_roster_id',
-  roster: 'target_roster_id',
+  roster_members: 'target_roster_id',
   member: 'target_member_id',
   role: 'target_role',
   org_admins: null,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OnCallModule } from '../rosters/on-call.module.js';
+import { OnCallModule } from '@platform/oncall';
 import { StepTargetResolver } from './step-targets.js';
 
 /** Who an escalation step pages: used by the engine and by `resolved_targets`. */

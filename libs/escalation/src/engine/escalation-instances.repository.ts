@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EscalationOpening } from '@platform/alerting';
+import { type EscalationOpening, insertAlertEvents } from '@platform/alerting';
 import { preparedQuery } from '@platform/database';
 import { DataSource } from 'typeorm';
 import type { StepSnapshot } from '../chains/chain-snapshot.js';
@@ -138,9 +138,9 @@ const RUN_STEPS = {
   ), finished AS (
     DELETE FROM escalation_due d USING moved m WHERE d.instance_id = m.id AND m.state <> 'active'
   ), exhausted AS (
-    INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+    ${insertAlertEvents(`
     SELECT alert_id, project_id, $8::text, jsonb_build_object('escalation_instance_id', id), $1
-      FROM moved WHERE state = 'exhausted'
+      FROM moved WHERE state = 'exhausted'`)}
   )
   SELECT (SELECT count(*) FROM locked)::int AS locked, (SELECT count(*) FROM claimed)::int AS ran,
          -- One comma-separated string: the driver parses a text array character by character,
@@ -189,12 +189,12 @@ export class EscalationInstancesRepository {
            FROM opened WHERE state = 'active'
          RETURNING instance_id, due_at
        ), events AS (
-         INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+         ${insertAlertEvents(`
          SELECT alert_id, project_id, 'escalation_opened',
                 jsonb_build_object('escalation_instance_id', id, 'escalation_chain_id', chain_id,
                                    'chain_name', chain_snapshot ->> 'name', 'state', state),
                 $6
-           FROM opened
+           FROM opened`)}
        )
        SELECT o.id, o.generation, o.repeat_count, d.due_at AS next_run_at
          FROM opened o JOIN due d ON d.instance_id = o.id`,
@@ -345,10 +345,10 @@ export class EscalationInstancesRepository {
         [instanceId, at, first_delay],
       );
       await manager.query(
-        `INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+        insertAlertEvents(`
          SELECT alert_id, project_id, 're_escalated',
                 jsonb_build_object('escalation_instance_id', id, 'generation', generation), $2
-           FROM escalation_instance WHERE id = $1`,
+           FROM escalation_instance WHERE id = $1`),
         [instanceId, at],
       );
       return restarted;

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
-import { ApiData, ApiProjectErrors, ApiProjectParam, notFound } from '../escalation.openapi.js';
+import { ApiData, ApiProjectErrors, ApiProjectParam, notFound } from '@platform/oncall';
 import { AlertInsights } from './insights.openapi.js';
 import { INSIGHTS_DAYS, parseInsightsDays } from './insights-window.js';
 import { InsightsService } from './insights.service.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Severity } from '@platform/alerting';
+import { insertAlertEvents, type Severity } from '@platform/alerting';
 import { DataSource } from 'typeorm';
 import type { PageChannel } from '../chains/chain-snapshot.js';
 
@@ -111,7 +111,7 @@ export class PagesRepository {
                 CASE WHEN channel = 'phone' THEN 'called' ELSE 'notified' END, channel, at
            FROM settled WHERE status = 'sent'
        ), event AS (
-         INSERT INTO alert_event (alert_id, project_id, kind, details, created_at)
+         ${insertAlertEvents(`
          SELECT s.alert_id, s.project_id, 'paged',
                 jsonb_build_object(
                   'escalation_instance_id', s.instance_id, 'generation', s.generation,
@@ -122,7 +122,7 @@ export class PagesRepository {
                                     ELSE jsonb_build_object('label', s.contact_label) END),
                 s.at
            FROM settled s
-          WHERE s.status = 'sent' AND EXISTS (SELECT 1 FROM alert a WHERE a.id = s.alert_id)
+          WHERE s.status = 'sent' AND EXISTS (SELECT 1 FROM alert a WHERE a.id = s.alert_id)`)}
        )
        SELECT id FROM settled`,
       [

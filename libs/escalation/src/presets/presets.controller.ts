@@ -2,12 +2,7 @@ import { Controller, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
-import {
-  ApiData,
-  ApiProjectParam,
-  ApiProjectWriteErrors,
-  notFound,
-} from '../escalation.openapi.js';
+import { ApiData, ApiProjectParam, ApiProjectWriteErrors, notFound } from '@platform/oncall';
 import { SeededPresets } from './presets.openapi.js';
 import { PresetsService } from './presets.service.js';
 

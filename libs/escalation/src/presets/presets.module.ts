@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AlertRoutesRepository } from '@platform/alerting';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { ChainsRepository } from '../chains/chains.repository.js';
 import { PresetsController } from './presets.controller.js';
@@ -9,6 +10,6 @@ import { PresetsService } from './presets.service.js';
 @Module({
   imports: [CapabilitiesModule],
   controllers: [PresetsController],
-  providers: [ChainsRepository, PresetsRepository, PresetsService],
+  providers: [AlertRoutesRepository, ChainsRepository, PresetsRepository, PresetsService],
 })
 export class PresetsModule {}

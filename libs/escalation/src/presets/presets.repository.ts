@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PresetRoute } from './alert-presets.js';
 
 export interface ConfigurationCounts {
   routes: number;
   escalation_chains: number;
 }
 
-/** What seeding reads and writes besides chains and steps (those go through ChainsRepository). */
+/**
+ * What seeding reads besides chains and steps (written through ChainsRepository; routes through
+ * alerting's AlertRoutesRepository).
+ */
 @Injectable()
 export class PresetsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -32,21 +34,5 @@ export class PresetsRepository {
       [projectId],
     );
     return rows[0];
-  }
-
-  async insertRoute(
-    manager: EntityManager,
-    projectId: string,
-    route: PresetRoute,
-    chainId: string | null,
-    at: Date,
-  ): Promise<void> {
-    await manager.query(
-      `INSERT INTO alert_route
-         (project_id, name, priority, matchers, escalation_chain_id, in_app_target_type,
-          min_severity_for_notification, enabled, created_at, updated_at)
-       VALUES ($1, $2, $3, '[]'::jsonb, $4, 'org_admins', $5, true, $6, $6)`,
-      [projectId, route.name, route.priority, chainId, route.min_severity_for_notification, at],
-    );
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AlertRoutesRepository } from '@platform/alerting';
 import { Clock } from '@platform/core';
 import { ChainsRepository } from '../chains/chains.repository.js';
 import { EscalationErrorCode, EscalationException } from '../escalation-exception.js';
@@ -17,6 +18,7 @@ export class PresetsService {
     private readonly clock: Clock,
     private readonly presets: PresetsRepository,
     private readonly chains: ChainsRepository,
+    private readonly routes: AlertRoutesRepository,
   ) {}
 
   seed(projectId: string): Promise<ConfigurationCounts> {
@@ -34,11 +36,22 @@ export class PresetsService {
       for (const [position, step] of PRESET_STEPS.entries())
         await this.chains.insertStep(manager, chainId, position, step, at);
       for (const route of PRESET_ROUTES)
-        await this.presets.insertRoute(
+        await this.routes.insert(
           manager,
           projectId,
-          route,
-          route.escalates ? chainId : null,
+          {
+            name: route.name,
+            priority: route.priority,
+            matchers: [],
+            escalation_chain_id: route.escalates ? chainId : null,
+            in_app_target_type: 'org_admins',
+            in_app_target_roster_id: null,
+            in_app_target_member_id: null,
+            in_app_target_role: null,
+            min_severity_for_notification: route.min_severity_for_notification,
+            cooldown_seconds: null,
+            enabled: true,
+          },
           at,
         );
       return this.presets.counts(manager, projectId);

@@ -1,3 +1,4 @@
+import { AccountPhone } from '@platform/identity';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
@@ -69,10 +70,7 @@ export class PhoneVerificationRepository {
           [accountId],
         );
       } else if (apply === 'verify' && row) {
-        await manager.query(
-          `UPDATE account SET phone_number = $2, phone_verified_at = $3, updated_at = $3 WHERE id = $1`,
-          [accountId, row.phone_number, now],
-        );
+        await AccountPhone.setVerified(manager, accountId, row.phone_number, now);
         await manager.query(`DELETE FROM phone_verification WHERE account_id = $1`, [accountId]);
       }
       return result;
@@ -83,11 +81,7 @@ export class PhoneVerificationRepository {
   async remove(accountId: string, now: Date): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await manager.query(`DELETE FROM phone_verification WHERE account_id = $1`, [accountId]);
-      await manager.query(
-        `UPDATE account SET phone_number = NULL, phone_verified_at = NULL, updated_at = $2
-          WHERE id = $1 AND (phone_number IS NOT NULL OR phone_verified_at IS NOT NULL)`,
-        [accountId, now],
-      );
+      await AccountPhone.clear(manager, accountId, now);
     });
   }
 }

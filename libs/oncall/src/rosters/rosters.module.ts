@@ -19,7 +19,7 @@ import { RostersService } from './rosters.service.js';
 
 /**
  * On-call rosters: the API for rosters, their members, phone contacts, rotation, overrides and
- * computed shifts; exports who is on call (`OnCallResolver`) for routes and escalation steps.
+ * computed shifts; exports who is on call and whom a target reaches (`OnCallModule`).
  */
 @Module({
   imports: [CapabilitiesModule, OnCallModule],

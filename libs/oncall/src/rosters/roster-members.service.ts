@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import type { EntityManager } from 'typeorm';
-import { escalationNotFound, escalationValidation } from '../escalation-exception.js';
+import { onCallNotFound, onCallValidation } from '../oncall-exception.js';
 import { RosterMembersRepository } from './roster-members.repository.js';
 import { memberView } from './roster-views.js';
 import type { AddMemberBody, MoveMemberBody } from './rosters.dto.js';
@@ -24,7 +24,7 @@ export class RosterMembersService {
   ) {}
 
   async list(projectId: string, rosterId: string) {
-    if (!(await this.rosters.find(projectId, rosterId))) throw escalationNotFound('On-call roster');
+    if (!(await this.rosters.find(projectId, rosterId))) throw onCallNotFound('On-call roster');
     return (await this.rosters.members(projectId, [rosterId])).map(memberView);
   }
 
@@ -48,7 +48,7 @@ export class RosterMembersService {
           field: 'position',
           messages: [`position must be between 0 and ${count}`],
         });
-      if (problems.length > 0) throw escalationValidation(problems);
+      if (problems.length > 0) throw onCallValidation(problems);
       const id = await this.members.insertAt(
         manager,
         projectId,
@@ -65,10 +65,10 @@ export class RosterMembersService {
     return this.rosters.transaction(async (manager) => {
       await this.lock(manager, projectId, rosterId);
       const member = await this.members.find(manager, projectId, rosterId, memberId);
-      if (!member) throw escalationNotFound('Roster member');
+      if (!member) throw onCallNotFound('Roster member');
       const count = await this.members.count(manager, projectId, rosterId);
       if (body.position > count - 1)
-        throw escalationValidation([
+        throw onCallValidation([
           { field: 'position', messages: [`position must be between 0 and ${count - 1}`] },
         ]);
       await this.members.move(
@@ -88,12 +88,12 @@ export class RosterMembersService {
     await this.rosters.transaction(async (manager) => {
       await this.lock(manager, projectId, rosterId);
       if (!(await this.members.remove(manager, projectId, rosterId, memberId, this.clock.now())))
-        throw escalationNotFound('Roster member');
+        throw onCallNotFound('Roster member');
     });
   }
 
   private async lock(manager: EntityManager, projectId: string, rosterId: string): Promise<void> {
     if (!(await this.rosters.lock(manager, projectId, rosterId)))
-      throw escalationNotFound('On-call roster');
+      throw onCallNotFound('On-call roster');
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { RosterOnCall } from '@platform/alerting';
 import { DataSource } from 'typeorm';
 import { chooseOnCall } from './on-call-choice.js';
 import { type Rotation, scheduledMemberIndex, type ShiftLength } from './rotation-schedule.js';
@@ -55,10 +54,8 @@ function rotationOf(row: RosterRotationRow): Rotation | null {
  * Only accounts that still hold a membership in the roster's organization count.
  */
 @Injectable()
-export class OnCallResolver extends RosterOnCall {
-  constructor(private readonly dataSource: DataSource) {
-    super();
-  }
+export class OnCallResolver {
+  constructor(private readonly dataSource: DataSource) {}
 
   /**
    * Per roster id, the account on call at `at` (an array of zero or one): an override covering

@@ -10,9 +10,11 @@ import {
 import { ErrorEnvelope } from '@platform/core';
 
 /*
- * Documentation of the escalation API's responses. The classes here and in the `*.openapi.ts`
- * files beside the controllers exist for the OpenAPI document only: the services answer plain
- * objects of the same shape (see roster-views.ts, chain-view.ts), never instances of these.
+ * Documentation of the responses of the escalation API (on-call rosters here, chains, steps and
+ * acknowledgements in the escalation library, which imports these). The classes here and in the
+ * `*.openapi.ts` files beside the controllers exist for the OpenAPI document only: the services
+ * answer plain objects of the same shape (see roster-views.ts, chain-view.ts), never instances
+ * of these.
  */
 
 /** The `metadata` of the success envelope that the global interceptor adds. */
@@ -96,7 +98,7 @@ export function ApiErrors(...errors: ErrorDoc[]) {
   );
 }
 
-/** Failures every project route of the escalation API shares, whatever it does. */
+/** Failures every project route of the escalation API (rosters included) shares. */
 export const ACCESS_ERRORS: readonly ErrorDoc[] = [
   [401, 'unauthorized', 'no credentials, or an invalid, revoked or expired session or token'],
   [403, 'forbidden', 'the member lacks the alerts permission the route needs'],

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { escalationNotFound, escalationValidation } from '../escalation-exception.js';
+import { onCallNotFound, onCallValidation } from '../oncall-exception.js';
 import { RosterScheduleRepository } from './roster-schedule.repository.js';
 import { overrideView, rotationView } from './roster-views.js';
 import {
@@ -45,14 +45,14 @@ export class RosterScheduleService {
   async rotation(projectId: string, rosterId: string) {
     await this.assertRoster(projectId, rosterId);
     const row = await this.schedule.rotation(projectId, rosterId);
-    if (!row) throw escalationNotFound('Rotation');
+    if (!row) throw onCallNotFound('Rotation');
     return rotationView(row);
   }
 
   putRotation(projectId: string, rosterId: string, body: PutRotationBody) {
     return this.rosters.transaction(async (manager) => {
       if (!(await this.rosters.lock(manager, projectId, rosterId)))
-        throw escalationNotFound('On-call roster');
+        throw onCallNotFound('On-call roster');
       const row = await this.schedule.putRotation(
         manager,
         projectId,
@@ -73,14 +73,14 @@ export class RosterScheduleService {
   async deleteRotation(projectId: string, rosterId: string): Promise<void> {
     await this.assertRoster(projectId, rosterId);
     if (!(await this.schedule.deleteRotation(projectId, rosterId)))
-      throw escalationNotFound('Rotation');
+      throw onCallNotFound('Rotation');
   }
 
   async overrides(projectId: string, rosterId: string, query: ListOverridesQuery) {
     const from = query.from === undefined ? null : parseInstant(query.from);
     const to = query.to === undefined ? null : parseInstant(query.to);
     if (from && to && to.getTime() <= from.getTime())
-      throw escalationValidation([{ field: 'to', messages: ['to must be after from'] }]);
+      throw onCallValidation([{ field: 'to', messages: ['to must be after from'] }]);
     await this.assertRoster(projectId, rosterId);
     return (await this.schedule.overrides(projectId, rosterId, { from, to })).map(overrideView);
   }
@@ -88,14 +88,14 @@ export class RosterScheduleService {
   async override(projectId: string, rosterId: string, overrideId: string) {
     await this.assertRoster(projectId, rosterId);
     const row = await this.schedule.override(projectId, rosterId, overrideId);
-    if (!row) throw escalationNotFound('Override');
+    if (!row) throw onCallNotFound('Override');
     return overrideView(row);
   }
 
   createOverride(projectId: string, rosterId: string, body: CreateOverrideBody) {
     return this.rosters.transaction(async (manager) => {
       if (!(await this.rosters.lock(manager, projectId, rosterId)))
-        throw escalationNotFound('On-call roster');
+        throw onCallNotFound('On-call roster');
       const startsAt = parseInstant(body.starts_at);
       const endsAt = parseInstant(body.ends_at);
       const problems: Array<{ field: string; messages: string[] }> = [];
@@ -108,7 +108,7 @@ export class RosterScheduleService {
         });
       if (endsAt.getTime() <= startsAt.getTime())
         problems.push({ field: 'ends_at', messages: ['ends_at must be after starts_at'] });
-      if (problems.length > 0) throw escalationValidation(problems);
+      if (problems.length > 0) throw onCallValidation(problems);
       const id = await this.schedule.insertOverride(
         manager,
         projectId,
@@ -123,10 +123,10 @@ export class RosterScheduleService {
   async deleteOverride(projectId: string, rosterId: string, overrideId: string): Promise<void> {
     await this.assertRoster(projectId, rosterId);
     if (!(await this.schedule.deleteOverride(projectId, rosterId, overrideId)))
-      throw escalationNotFound('Override');
+      throw onCallNotFound('Override');
   }
 
   private async assertRoster(projectId: string, rosterId: string): Promise<void> {
-    if (!(await this.rosters.find(projectId, rosterId))) throw escalationNotFound('On-call roster');
+    if (!(await this.rosters.find(projectId, rosterId))) throw onCallNotFound('On-call roster');
   }
 }

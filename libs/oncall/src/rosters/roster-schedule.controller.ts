@@ -11,7 +11,7 @@ import {
   ApiProjectWriteErrors,
   invalid,
   notFound,
-} from '../escalation.openapi.js';
+} from '../alerts-api.openapi.js';
 import { RosterScheduleService } from './roster-schedule.service.js';
 import { CreateOverrideBody, ListOverridesQuery, PutRotationBody } from './rosters.dto.js';
 import { OnCallOverride, OnCallRotation } from './rosters.openapi.js';

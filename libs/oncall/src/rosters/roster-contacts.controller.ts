@@ -11,7 +11,7 @@ import {
   ApiProjectWriteErrors,
   invalid,
   notFound,
-} from '../escalation.openapi.js';
+} from '../alerts-api.openapi.js';
 import { RosterContactsService } from './roster-contacts.service.js';
 import { CreatePhoneContactBody, UpdatePhoneContactBody } from './rosters.dto.js';
 import { OnCallRosterPhoneContact } from './rosters.openapi.js';

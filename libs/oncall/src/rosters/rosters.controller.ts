@@ -11,7 +11,7 @@ import {
   ApiProjectWriteErrors,
   invalid,
   notFound,
-} from '../escalation.openapi.js';
+} from '../alerts-api.openapi.js';
 import { CreateRosterBody, ShiftsQuery, UpdateRosterBody } from './rosters.dto.js';
 import { OnCallRoster, OnCallShift } from './rosters.openapi.js';
 import { RostersService } from './rosters.service.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import type { EntityManager } from 'typeorm';
-import { escalationNotFound, escalationValidation } from '../escalation-exception.js';
+import { onCallNotFound, onCallValidation } from '../oncall-exception.js';
 import { RosterContactsRepository } from './roster-contacts.repository.js';
 import { phoneContactView } from './roster-views.js';
 import type { CreatePhoneContactBody, UpdatePhoneContactBody } from './rosters.dto.js';
@@ -21,7 +21,7 @@ export class RosterContactsService {
   ) {}
 
   async list(projectId: string, rosterId: string) {
-    if (!(await this.rosters.find(projectId, rosterId))) throw escalationNotFound('On-call roster');
+    if (!(await this.rosters.find(projectId, rosterId))) throw onCallNotFound('On-call roster');
     return (await this.rosters.phoneContacts(projectId, [rosterId])).map(phoneContactView);
   }
 
@@ -67,7 +67,7 @@ export class RosterContactsService {
     await this.rosters.transaction(async (manager) => {
       await this.lock(manager, projectId, rosterId);
       if (!(await this.contacts.delete(manager, projectId, rosterId, contactId)))
-        throw escalationNotFound('Phone contact');
+        throw onCallNotFound('Phone contact');
     });
   }
 
@@ -78,9 +78,9 @@ export class RosterContactsService {
     contactId: string,
   ) {
     if (!(await this.rosters.find(projectId, rosterId, manager)))
-      throw escalationNotFound('On-call roster');
+      throw onCallNotFound('On-call roster');
     const row = await this.contacts.find(manager, projectId, rosterId, contactId);
-    if (!row) throw escalationNotFound('Phone contact');
+    if (!row) throw onCallNotFound('Phone contact');
     return row;
   }
 
@@ -92,13 +92,13 @@ export class RosterContactsService {
     exceptId: string | null,
   ): Promise<void> {
     if (await this.contacts.labelTaken(manager, projectId, rosterId, label, exceptId))
-      throw escalationValidation([
+      throw onCallValidation([
         { field: 'label', messages: ['label is already used by another contact of this roster'] },
       ]);
   }
 
   private async lock(manager: EntityManager, projectId: string, rosterId: string): Promise<void> {
     if (!(await this.rosters.lock(manager, projectId, rosterId)))
-      throw escalationNotFound('On-call roster');
+      throw onCallNotFound('On-call roster');
   }
 }

@@ -11,7 +11,7 @@ import {
   ApiProjectWriteErrors,
   notFound,
   invalid,
-} from '../escalation.openapi.js';
+} from '../alerts-api.openapi.js';
 import { RosterMembersService } from './roster-members.service.js';
 import { AddMemberBody, MoveMemberBody } from './rosters.dto.js';
 import { OnCallRosterMember } from './rosters.openapi.js';

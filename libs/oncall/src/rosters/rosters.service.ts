@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { escalationNotFound, escalationValidation } from '../escalation-exception.js';
+import { onCallNotFound, onCallValidation } from '../oncall-exception.js';
 import { RosterScheduleRepository } from './roster-schedule.repository.js';
 import { rosterView, rotationOf } from './roster-views.js';
 import {
@@ -43,7 +43,7 @@ export class RostersService {
 
   async show(projectId: string, id: string) {
     const row = await this.rosters.find(projectId, id);
-    if (!row) throw escalationNotFound('On-call roster');
+    if (!row) throw onCallNotFound('On-call roster');
     return (await this.views(projectId, [row]))[0];
   }
 
@@ -62,12 +62,12 @@ export class RostersService {
       description: body.description === undefined ? undefined : (body.description ?? '').trim(),
     };
     if (!(await this.rosters.update(projectId, id, fields, this.clock.now())))
-      throw escalationNotFound('On-call roster');
+      throw onCallNotFound('On-call roster');
     return this.show(projectId, id);
   }
 
   async delete(projectId: string, id: string): Promise<void> {
-    if (!(await this.rosters.delete(projectId, id))) throw escalationNotFound('On-call roster');
+    if (!(await this.rosters.delete(projectId, id))) throw onCallNotFound('On-call roster');
   }
 
   /**
@@ -79,11 +79,11 @@ export class RostersService {
   async shifts(projectId: string, id: string, query: ShiftsQuery) {
     const from = parseInstant(query.from);
     const to = parseInstant(query.to);
-    if (!(await this.rosters.find(projectId, id))) throw escalationNotFound('On-call roster');
+    if (!(await this.rosters.find(projectId, id))) throw onCallNotFound('On-call roster');
     if (to.getTime() <= from.getTime())
-      throw escalationValidation([{ field: 'to', messages: ['to must be after from'] }]);
+      throw onCallValidation([{ field: 'to', messages: ['to must be after from'] }]);
     if (to.getTime() - from.getTime() > MAX_SHIFTS_WINDOW_DAYS * DAY_MS)
-      throw escalationValidation([
+      throw onCallValidation([
         {
           field: 'to',
           messages: [`to must be at most ${MAX_SHIFTS_WINDOW_DAYS} days after from`],

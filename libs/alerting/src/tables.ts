@@ -1,0 +1,29 @@
+import type { TableOwnership } from '@platform/database';
+
+/** The tables only alerting writes. */
+export const ALERTING_TABLES: TableOwnership = {
+  library: 'alerting',
+  tables: [
+    'alert',
+    'alert_dispatch',
+    'alert_dispatch_owed',
+    'alert_dispatch_sweep',
+    'alert_event',
+    'alert_route',
+    'alert_route_endpoint',
+    'alert_search',
+    'alert_search_replaced',
+    'alert_search_state',
+    'alert_search_total',
+    'alert_silence',
+    'maintenance_window',
+    'notification_endpoint',
+    'test_alert',
+    'webhook_delivery',
+    'webhook_delivery_attempt',
+  ],
+  createdElsewhere: {
+    // Test alerts came with the audit log's migration.
+    test_alert: 'audit',
+  },
+};

@@ -1,0 +1,12 @@
+import type { MigrationClass } from '@platform/database';
+import { Identity1764000000000 } from './1764000000000-identity.js';
+import { SessionRevocation1764000000018 } from './1764000000018-session-revocation.js';
+
+/**
+ * The migrations of identity's tables, in order. Released ones are never edited (names and
+ * timestamps are recorded in deployed databases); add new ones at the end.
+ */
+export const IDENTITY_MIGRATIONS: MigrationClass[] = [
+  Identity1764000000000,
+  SessionRevocation1764000000018,
+];

@@ -1,0 +1,19 @@
+import type { TableOwnership } from '@platform/database';
+
+/** The tables only identity writes. */
+export const IDENTITY_TABLES: TableOwnership = {
+  library: 'identity',
+  tables: [
+    'account',
+    'api_token',
+    'email_verification',
+    'invitation',
+    'legal_consent',
+    'legal_document',
+    'membership',
+    'organization',
+    'password_reset',
+    'project',
+    'revoked_session',
+  ],
+};
