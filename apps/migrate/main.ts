@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { JsonLogger, loadConfigOrExit, SystemClock } from '@platform/core';
 import { dataSourceOptions, migrate } from '@platform/database';
-import { ensurePlatformAdmin } from '@platform/identity';
+import { ensurePlatformAdmin, PasswordHasher } from '@platform/identity';
 import { MIGRATIONS } from '@platform/schema';
 import { DataSource } from 'typeorm';
 
@@ -24,7 +24,12 @@ try {
   if (admin) {
     const dataSource = await new DataSource(dataSourceOptions(config.databaseUrl)).initialize();
     try {
-      const outcome = await ensurePlatformAdmin(dataSource, admin, new SystemClock().now());
+      const outcome = await ensurePlatformAdmin(
+        dataSource,
+        admin,
+        new PasswordHasher(config.passwordHashing),
+        new SystemClock().now(),
+      );
       logger.log(`platform admin ${admin.login} ${outcome}`, 'migrate');
     } finally {
       await dataSource.destroy();

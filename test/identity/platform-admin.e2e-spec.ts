@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { DATABASE_POOL_SIZE } from '@platform/database';
 import {
+  PasswordHasher,
   ensurePlatformAdmin,
   type PlatformAdminOutcome,
   PlatformAdminStartup,
@@ -47,7 +48,7 @@ function ensureAtOnce(
   const dataSource = t.get(DataSource);
   return Promise.all(
     Array.from({ length: DATABASE_POOL_SIZE }, () =>
-      ensurePlatformAdmin(dataSource, admin, t.clock.now()),
+      ensurePlatformAdmin(dataSource, admin, t.get(PasswordHasher), t.clock.now()),
     ),
   );
 }
@@ -114,18 +115,26 @@ describe('platform admin', () => {
 
   it('is ensured idempotently, applying a changed password', async () => {
     const dataSource = t.get(DataSource);
-    expect(await ensurePlatformAdmin(dataSource, admin, t.clock.now())).toBe('unchanged');
+    expect(await ensurePlatformAdmin(dataSource, admin, t.get(PasswordHasher), t.clock.now())).toBe(
+      'unchanged',
+    );
     const rotated = { login: admin.login, password: 'a rotated admin password' };
     try {
-      expect(await ensurePlatformAdmin(dataSource, rotated, t.clock.now())).toBe('updated');
-      expect(await ensurePlatformAdmin(dataSource, rotated, t.clock.now())).toBe('unchanged');
+      expect(
+        await ensurePlatformAdmin(dataSource, rotated, t.get(PasswordHasher), t.clock.now()),
+      ).toBe('updated');
+      expect(
+        await ensurePlatformAdmin(dataSource, rotated, t.get(PasswordHasher), t.clock.now()),
+      ).toBe('unchanged');
       expect(await accountsWithLogin(t, admin.login)).toEqual([
         { is_platform_admin: true, verified: true },
       ]);
       await t.request().post('/login').send(admin).expect(401);
       await login(t, admin.login, rotated.password);
     } finally {
-      expect(await ensurePlatformAdmin(dataSource, admin, t.clock.now())).toBe('updated');
+      expect(
+        await ensurePlatformAdmin(dataSource, admin, t.get(PasswordHasher), t.clock.now()),
+      ).toBe('updated');
     }
   });
 

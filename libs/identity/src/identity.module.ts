@@ -40,6 +40,8 @@ import { TokensService } from './tokens/tokens.service.js';
  * Axis A: accounts, sessions and passwords, organizations, projects, memberships, tokens,
  * invitations, and the global AccessGuard that every route passes.
  */
+import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
+
 @Module({
   imports: [
     TypeOrmModule.forFeature(IDENTITY_ENTITIES),
@@ -65,6 +67,7 @@ import { TokensService } from './tokens/tokens.service.js';
     SessionTokens,
     SessionsRepository,
     CredentialVerifier,
+    passwordHasherProvider,
     LoginThrottle,
     LoginService,
     Reauthentication,
@@ -83,6 +86,7 @@ import { TokensService } from './tokens/tokens.service.js';
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [
+    PasswordHasher,
     AccountsRepository,
     MembershipsRepository,
     ProjectsRepository,

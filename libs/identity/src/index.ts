@@ -5,6 +5,7 @@ export * from './access/permissions.js';
 export * from './access/principal.js';
 export * from './access/project-read-ahead.js';
 export * from './accounts/account-phone.js';
+export { PasswordHasher } from './auth/passwords.js';
 export * from './accounts/accounts.repository.js';
 export * from './auth/credential-verifier.js';
 export * from './auth/secrets.js';

@@ -46,10 +46,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The cheapest argon2id hash the library accepts (1 MiB, one pass, one lane). */
+export const TEST_PASSWORD_HASHING = { memoryCostKiB: 1024, timeCost: 1, parallelism: 1 };
+
 /**
  * The configuration a test app runs with: defaults, plus its own database and Redis prefix.
  *
- * The alert dispatch sweep is off (`alertDispatchSweepIntervalMs: 0`) unless a test sets an
+ * Password hashes are cheap (TEST_PASSWORD_HASHING). The alert dispatch sweep is off (`alertDispatchSweepIntervalMs: 0`) unless a test sets an
  * interval: tests write timeline events straight into `alert_event` without dispatch claims,
  * which the sweep would take for lost dispatches and notify. A test of the sweep turns it on
  * or calls `AlertDispatchSweeper.sweep()` itself.
@@ -71,6 +74,10 @@ export function testConfig(database: TestDatabase, overrides: Partial<AppConfig>
     // Every test client is 127.0.0.1: suites create accounts by the dozen from it. The
     // rate-limit tests clear this to count the loopback address like any other.
     rateLimitExemptNetworks: ['127.0.0.0/8', '::1'],
+    // Cheap hashes: at the production cost each hash or check takes a quarter second of both
+    // cores, and suites sign up and log in hundreds of accounts. passwords.spec.ts checks the
+    // production cost.
+    passwordHashing: TEST_PASSWORD_HASHING,
     ...overrides,
   };
 }

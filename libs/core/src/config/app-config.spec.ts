@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       secretKey: DEVELOPMENT_SECRET_KEY,
       secretKeyIsDefault: true,
       platformAdmin: null,
+      passwordHashing: { memoryCostKiB: 65536, timeCost: 3, parallelism: 4 },
       smtpUrl: null,
       mailFrom: 'platform@localhost',
       phone: null,

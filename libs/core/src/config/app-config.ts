@@ -38,6 +38,19 @@ export interface OperatorSettings {
   reconcileWorkers: number;
 }
 
+export interface PasswordHashingCost {
+  memoryCostKiB: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+/** argon2id at the argon2 library's defaults: 64 MiB, 3 passes, 4 lanes. */
+export const PASSWORD_HASHING: Readonly<PasswordHashingCost> = {
+  memoryCostKiB: 65536,
+  timeCost: 3,
+  parallelism: 4,
+};
+
 export interface AppConfig {
   nodeEnv: NodeEnv;
   port: number;
@@ -60,6 +73,12 @@ export interface AppConfig {
   /** True when SECRET_KEY was not set and the development value is in use. */
   secretKeyIsDefault: boolean;
   platformAdmin: { login: string; password: string } | null;
+  /**
+   * The cost of new password hashes (argon2id). Not read from the environment: production uses
+   * PASSWORD_HASHING; tests build cheap hashes, since at this cost each takes about a quarter
+   * second of both cores. Verifying reads the cost from the hash itself.
+   */
+  passwordHashing: PasswordHashingCost;
   smtpUrl: string | null;
   mailFrom: string;
   phone: PhoneProviderConfig | null;
@@ -328,6 +347,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     secretKey: secretKey ?? DEVELOPMENT_SECRET_KEY,
     secretKeyIsDefault: secretKey === undefined,
     platformAdmin,
+    passwordHashing: { ...PASSWORD_HASHING },
     smtpUrl: read.url('SMTP_URL', null, ['smtp', 'smtps']),
     mailFrom,
     phone,

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock, retryUntilDone } from '@platform/core';
 import { DataSource } from 'typeorm';
+import { PasswordHasher } from '../auth/passwords.js';
 import { ensurePlatformAdmin } from './platform-admin.js';
 
 /**
@@ -28,6 +29,7 @@ export class PlatformAdminStartup implements OnApplicationBootstrap, OnApplicati
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly passwords: PasswordHasher,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -35,7 +37,12 @@ export class PlatformAdminStartup implements OnApplicationBootstrap, OnApplicati
     if (!admin) return;
     this.ensured = retryUntilDone(
       async () => {
-        const outcome = await ensurePlatformAdmin(this.dataSource, admin, this.clock.now());
+        const outcome = await ensurePlatformAdmin(
+          this.dataSource,
+          admin,
+          this.passwords,
+          this.clock.now(),
+        );
         if (outcome !== 'unchanged') this.logger.log(`platform admin ${admin.login} ${outcome}`);
       },
       {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import type { PasswordHasher } from '../auth/passwords.js';
 import { AccountsRepository } from './accounts.repository.js';
 
 export interface PlatformAdminCredentials {
@@ -22,6 +22,7 @@ export type PlatformAdminOutcome = 'created' | 'updated' | 'unchanged';
 export function ensurePlatformAdmin(
   dataSource: DataSource,
   admin: PlatformAdminCredentials,
+  passwords: PasswordHasher,
   now: Date,
 ): Promise<PlatformAdminOutcome> {
   const accounts = new AccountsRepository(dataSource);
@@ -29,14 +30,14 @@ export function ensurePlatformAdmin(
     await accounts.lockLogin(manager, admin.login);
     let existing = await accounts.findForUpdate(manager, admin.login);
     if (!existing) {
-      const hash = await hashPassword(admin.password);
+      const hash = await passwords.hash(admin.password);
       if (await accounts.insertPlatformAdmin(manager, admin.login, hash, now)) return 'created';
       existing = await accounts.findForUpdate(manager, admin.login);
       if (!existing) throw new Error(`account ${admin.login} is neither insertable nor present`);
     }
-    const passwordCurrent = await verifyPassword(existing.passwordHash, admin.password);
+    const passwordCurrent = await passwords.verify(existing.passwordHash, admin.password);
     if (existing.isPlatformAdmin && existing.emailVerifiedAt && passwordCurrent) return 'unchanged';
-    const hash = passwordCurrent ? null : await hashPassword(admin.password);
+    const hash = passwordCurrent ? null : await passwords.hash(admin.password);
     await accounts.promoteToPlatformAdmin(manager, existing.id, hash, now);
     return 'updated';
   });

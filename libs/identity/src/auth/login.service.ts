@@ -4,7 +4,7 @@ import { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { Account } from '../entities.js';
 import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
 import { LoginThrottle } from './login-throttle.js';
-import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { PasswordHasher } from './passwords.js';
 import { SessionTokens } from './session-tokens.js';
 import { SessionsRepository } from './sessions.repository.js';
 
@@ -17,6 +17,7 @@ export interface LoginResult {
 @Injectable()
 export class LoginService {
   constructor(
+    private readonly passwords: PasswordHasher,
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
     private readonly throttle: LoginThrottle,
@@ -36,8 +37,8 @@ export class LoginService {
     try {
       account = await this.accounts.findByLogin(login);
       valid = account
-        ? await verifyPassword(account.passwordHash, password)
-        : (await burnPasswordCheck(password), false);
+        ? await this.passwords.verify(account.passwordHash, password)
+        : (await this.passwords.burn(password), false);
     } catch (error) {
       await attempt.abandoned().catch(() => undefined);
       throw error;

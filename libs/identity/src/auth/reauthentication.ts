@@ -5,7 +5,7 @@ import { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { Account } from '../entities.js';
 import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
 import { LoginThrottle } from './login-throttle.js';
-import { verifyPassword } from './passwords.js';
+import { PasswordHasher } from './passwords.js';
 
 /** A session this young counts as a fresh login for minting static tokens. */
 export const REAUTHENTICATION_WINDOW_SECONDS = 15 * 60;
@@ -19,6 +19,7 @@ export const REAUTHENTICATION_WINDOW_SECONDS = 15 * 60;
 @Injectable()
 export class Reauthentication {
   constructor(
+    private readonly passwords: PasswordHasher,
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
     private readonly throttle: LoginThrottle,
@@ -35,7 +36,7 @@ export class Reauthentication {
     const attempt = await this.throttle.take(account.login, null);
     let valid: boolean;
     try {
-      valid = await verifyPassword(account.passwordHash, password);
+      valid = await this.passwords.verify(account.passwordHash, password);
     } catch (error) {
       await attempt.abandoned().catch(() => undefined);
       throw error;

@@ -6,7 +6,7 @@ import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { Principal } from '../access/principal.js';
-import { hashPassword } from '../auth/passwords.js';
+import { PasswordHasher } from '../auth/passwords.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import { type Account, Invitation, Organization } from '../entities.js';
 import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
@@ -41,6 +41,7 @@ function requireSignupFields(body: AcceptInvitationBody, passwordHash: string | 
 @Injectable()
 export class InvitationsService {
   constructor(
+    private readonly passwords: PasswordHasher,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
@@ -127,7 +128,8 @@ export class InvitationsService {
    * verifies the address. An unverified account never gains a membership this way.
    */
   async accept(session: InviteeSession | null, token: string, body: AcceptInvitationBody) {
-    const passwordHash = !session && body.password ? await hashPassword(body.password) : null;
+    const passwordHash =
+      !session && body.password ? await this.passwords.hash(body.password) : null;
     return this.dataSource.transaction(async (manager) => {
       const { invitation } = await this.pending(manager, token, true);
       const now = this.clock.now();

@@ -5,7 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Principal } from '../access/principal.js';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import { type LoginResult, LoginService } from '../auth/login.service.js';
-import { hashPassword } from '../auth/passwords.js';
+import { PasswordHasher } from '../auth/passwords.js';
 import { Reauthentication } from '../auth/reauthentication.js';
 import { sessionsValidFrom } from '../auth/session-tokens.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
@@ -38,6 +38,7 @@ export async function auditPasswordEvent(
 @Injectable()
 export class PasswordChangeService {
   constructor(
+    private readonly passwords: PasswordHasher,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
@@ -61,7 +62,7 @@ export class PasswordChangeService {
       principal.account.id,
       currentPassword,
     );
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.passwords.hash(password);
     const organizationIds = (await this.memberships.listForAccount(account.id)).map(
       (m) => m.organization_id,
     );

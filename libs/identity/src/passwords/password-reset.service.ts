@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import { loginKey } from '../accounts/login-key.js';
 import { LoginThrottle } from '../auth/login-throttle.js';
-import { hashPassword } from '../auth/passwords.js';
+import { PasswordHasher } from '../auth/passwords.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import { sessionsValidFrom } from '../auth/session-tokens.js';
 import type { Account } from '../entities.js';
@@ -45,6 +45,7 @@ export class PasswordResetService implements OnApplicationShutdown {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
+    private readonly passwords: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
@@ -93,7 +94,7 @@ export class PasswordResetService implements OnApplicationShutdown {
     const tokenHash = sha256(token);
     const problem = await this.resets.problemWith(tokenHash, this.clock.now());
     if (problem) throw new IdentityException(PROBLEMS[problem], PROBLEM_MESSAGES[problem]);
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.passwords.hash(password);
     const now = this.clock.now();
     const consumed = await this.dataSource.transaction(async (manager) => {
       const owner = await this.resets.consume(manager, tokenHash, now);

@@ -5,7 +5,7 @@ import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { DataSource } from 'typeorm';
 import { AccountsRepository } from '../accounts/accounts.repository.js';
 import { loginKey } from '../accounts/login-key.js';
-import { hashPassword } from '../auth/passwords.js';
+import { PasswordHasher } from '../auth/passwords.js';
 import { randomSecret, sha256 } from '../auth/secrets.js';
 import { Organization } from '../entities.js';
 import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
@@ -22,6 +22,7 @@ const CONSENT_INVALID =
 @Injectable()
 export class SignupService {
   constructor(
+    private readonly passwords: PasswordHasher,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
@@ -38,7 +39,7 @@ export class SignupService {
    */
   async signup(body: SignupBody, address: string | null): Promise<{ success: string }> {
     await this.limits.take(this.limits.perAddress(RATE_LIMITS.signupPerAddress, address));
-    const passwordHash = await hashPassword(body.password);
+    const passwordHash = await this.passwords.hash(body.password);
     const token = randomSecret();
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {

@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { registerBuiltIns, registerCustomResource, type ControllerContext } from './controllers.js';
@@ -20,6 +20,12 @@ export interface FakeKubeApiServerOptions {
 }
 
 const TOKEN = 'fake-kube-api-token';
+
+/**
+ * The Kubernetes client, loaded by the first server to start: every test file imports this
+ * library, most never start a server, and the client is a large module graph to load.
+ */
+let clientNode: typeof import('@kubernetes/client-node') | undefined;
 
 /**
  * A real HTTP server on a free local port that speaks the Kubernetes API the way the real API
@@ -61,6 +67,7 @@ export class FakeKubeApiServer {
   }
 
   static async start(options: FakeKubeApiServerOptions = {}): Promise<FakeKubeApiServer> {
+    clientNode ??= await import('@kubernetes/client-node');
     // Idle keep-alive connections outlive the client's reuse window, so no request races a close.
     const server = createServer({ keepAliveTimeout: 65_000 });
     const fake = new FakeKubeApiServer(server, options);
@@ -120,7 +127,7 @@ export class FakeKubeApiServer {
   }
 
   kubeConfig(): KubeConfig {
-    const config = new KubeConfig();
+    const config = new clientNode!.KubeConfig();
     config.loadFromString(this.kubeconfigYaml());
     return config;
   }
