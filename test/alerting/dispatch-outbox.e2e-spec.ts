@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { JobName, type JobPayloads, JobQueue, QueueName } from '@platform/queue';
-import { PrivateRedis, type TestApp } from '@platform/testing';
+import { PrivateRedis, type TestApp, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import {
   AlertDispatchSweeper,
@@ -15,7 +15,7 @@ import {
   createMailingApiTestApp,
   type MailingTestApp,
 } from '../support/api-app.js';
-import { alertsProject, eventually } from '../support/alerting.js';
+import { alertsProject } from '../support/alerting.js';
 import { bearer, createAccount, PASSWORD, type TestAccount } from '../support/identity.js';
 
 import { type ReceivedWebhook, WebhookReceiver } from './endpoints-receiver.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { eventually } from '@platform/testing';
 import { EndpointFanout } from '@platform/alerting';
 import { NotifyService } from '@platform/notifications';
 import { JobName, JobQueue } from '@platform/queue';
@@ -9,7 +10,7 @@ import {
   type EscalationOpening,
 } from '../../libs/alerting/src/dispatch/escalation-opener.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject, eventually } from '../support/alerting.js';
+import { alertsProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,

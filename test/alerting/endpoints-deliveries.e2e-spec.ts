@@ -8,7 +8,7 @@ import {
   type WebhookDeliveryPolicy,
 } from '@platform/alerting';
 import { JobName, JobQueue, QueueName } from '@platform/queue';
-import { closedLocalPort } from '@platform/testing';
+import { closedLocalPort, eventually } from '@platform/testing';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -107,21 +107,16 @@ describe('notification endpoints: signed webhook deliveries', () => {
   };
 
   /** Polls the API until the endpoint's deliveries satisfy `done`. */
-  const eventually = async (
+  const deliveriesWhen = (
     endpointId: string,
     done: (items: Delivery[]) => boolean,
     query = '',
-  ): Promise<Delivery[]> => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const { data } = await deliveries(endpointId, query);
-      if (done(data)) return data;
-      if (Date.now() > deadline) {
-        throw new Error(`deliveries never reached the expected state: ${JSON.stringify(data)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  ): Promise<Delivery[]> =>
+    eventually(
+      async () => (await deliveries(endpointId, query)).data,
+      done,
+      "the endpoint's deliveries",
+    );
   const settled = (count: number) => (items: Delivery[]) =>
     items.length === count && items.every((d) => d.status !== 'pending');
 
@@ -167,7 +162,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const firedAt = t.clock.now();
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
 
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       const [got] = receiver.byId(delivery.id);
       expect(got).toBeDefined();
       expect(got.path).toBe('/hooks/alerts');
@@ -224,7 +219,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
         endsAt,
       ]);
       await fanOut('alert_resolved', [{ alertId: alert.id, endpointIds: [hook.id] }]);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       expect(delivery.status).toBe('succeeded');
       const [got] = receiver.byId(delivery.id);
       expect(got.verifiedBy).toEqual([hook.secret]);
@@ -242,7 +237,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const alert = await insertAlert();
       receiver.answer(500);
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
 
       const got = receiver.byId(delivery.id);
       expect(got.map((r) => r.status)).toEqual([500, 200]);
@@ -279,7 +274,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const alert = await insertAlert();
       receiver.answer(503, 502, 500);
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       expect(delivery).toMatchObject({ status: 'failed', attempt_count: 3, next_attempt_at: null });
       expect(delivery.attempts.map((a) => [a.attempt, a.response_status])).toEqual([
         [1, 503],
@@ -294,7 +289,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const hook = await endpoint({ url: `http://127.0.0.1:${port}/hook` });
       const alert = await insertAlert();
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       expect(delivery).toMatchObject({ status: 'failed', attempt_count: 3 });
       for (const attempt of delivery.attempts) {
         expect(attempt).toMatchObject({ response_status: null, response_body: null });
@@ -307,7 +302,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const alert = await insertAlert();
       receiver.answer({ status: 307, location: receiver.url('/redirected') });
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       expect(delivery.status).toBe('succeeded');
       expect(delivery.attempts.map((a) => [a.response_status, a.error])).toEqual([
         [307, `redirect to ${receiver.url('/redirected')} not followed`],
@@ -342,7 +337,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
         { alertId: foreignAlert.id, endpointIds: [control.id, foreign.id] },
         { alertId: alert.id, endpointIds: [] },
       ]);
-      const [delivery] = await eventually(control.id, settled(1));
+      const [delivery] = await deliveriesWhen(control.id, settled(1));
       expect(delivery).toMatchObject({ alert_id: alert.id, status: 'succeeded' });
       expect((await deliveries(disabled.id)).metadata.total).toBe(0);
       expect((await deliveries(resolvedOnly.id)).metadata.total).toBe(0);
@@ -357,7 +352,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       await fanOut('alert_resolved', [
         { alertId: alert.id, endpointIds: [resolvedOnly.id, disabled.id] },
       ]);
-      const [resolved] = await eventually(resolvedOnly.id, settled(1));
+      const [resolved] = await deliveriesWhen(resolvedOnly.id, settled(1));
       expect(resolved).toMatchObject({ event: 'alert_resolved', status: 'succeeded' });
       expect((await deliveries(disabled.id)).metadata.total).toBe(0);
     });
@@ -370,7 +365,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
         alerts.map((a) => ({ alertId: a.id, endpointIds: hooks.map((h) => h.id) })),
       );
       for (const hook of hooks) {
-        const items = await eventually(hook.id, settled(3));
+        const items = await deliveriesWhen(hook.id, settled(3));
         expect(items.map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
         expect(items.map((d) => d.alert_id).sort()).toEqual(alerts.map((a) => a.id).sort());
         for (const d of items) {
@@ -388,7 +383,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
         ids.push(alert.id);
         await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
       }
-      await eventually(hook.id, settled(3));
+      await deliveriesWhen(hook.id, settled(3));
       const newestFirst = [...ids].reverse();
       const page = await deliveries(hook.id, '?limit=2');
       expect(page.metadata).toMatchObject({ count: 2, total: 3 });
@@ -436,7 +431,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
         payload,
         attempts: [],
       });
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       expect(delivery).toMatchObject({ id: res.body.data.id, status: 'succeeded' });
       const [got] = receiver.byId(delivery.id);
       expect(got.verifiedBy).toEqual([hook.secret]);
@@ -447,7 +442,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const hook = await endpoint();
       const alert = await insertAlert();
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       await t.request().delete(`${base()}/${hook.id}`).set(bearer(owner.jwt)).expect(204);
       const left: unknown[] = await db.query(
         `SELECT 1 FROM webhook_delivery WHERE id = $1
@@ -467,7 +462,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const secret = rotated.body.data.secret as string;
       receiver.secrets.push(secret);
       await t.request().post(`${base()}/${hook.id}/test`).set(bearer(owner.jwt)).expect(202);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       expect(delivery.status).toBe('succeeded');
       const [got] = receiver.byId(delivery.id);
       // Both a receiver still on the old secret and one on the new secret accept it.
@@ -491,7 +486,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       // Sessions last 12 hours.
       owner.jwt = await login(t, owner.login);
       await t.request().post(`${base()}/${hook.id}/test`).set(bearer(owner.jwt)).expect(202);
-      const [delivery] = await eventually(hook.id, settled(1));
+      const [delivery] = await deliveriesWhen(hook.id, settled(1));
       const [got] = receiver.byId(delivery.id);
       expect(got.headers['webhook-timestamp']).toBe(String(Math.floor(at.getTime() / 1000)));
       expect(got.headers['webhook-signature']).toBe(

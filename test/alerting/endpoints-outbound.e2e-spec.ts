@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:net';
+import { eventually } from '@platform/testing';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WEBHOOK_DELIVERY_POLICY, type WebhookDeliveryPolicy } from '@platform/alerting';
 import { type HostResolver, OUTBOUND_RESOLVER } from '@platform/outbound';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject, eventually } from '../support/alerting.js';
+import { alertsProject } from '../support/alerting.js';
 import {
   addMember,
   bearer,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FakeTwilio, type TestApp } from '@platform/testing';
+import { FakeTwilio, type TestApp, eventually } from '@platform/testing';
 import { JobName, JobQueue } from '@platform/queue';
 import { DataSource } from 'typeorm';
 import { TestAlertJobs } from '../../libs/alerting/src/test-alerts/test-alert-jobs.js';
@@ -8,7 +8,7 @@ import {
   createMailingApiTestApp,
   type MailingTestApp,
 } from '../support/api-app.js';
-import { type AlertingTeam, alertingTeam, eventually } from '../support/alerting.js';
+import { type AlertingTeam, alertingTeam } from '../support/alerting.js';
 import { bearer, mintToken, PASSWORD } from '../support/identity.js';
 import { type ReceivedWebhook, WebhookReceiver } from './endpoints-receiver.js';
 

@@ -20,7 +20,7 @@ import {
   OperatorModule,
   OperatorRuntime,
 } from '@platform/kube';
-import { FakeClock, FakeKubeApiServer } from '@platform/testing';
+import { FakeClock, FakeKubeApiServer, expectEventually } from '@platform/testing';
 import supertest from 'supertest';
 
 const CronJobKind = CoreKinds.CronJob;
@@ -122,19 +122,6 @@ export async function startBackupOperator(server: FakeKubeApiServer): Promise<Ba
     settled,
     close: () => app.close(),
   };
-}
-
-/** Retries `check` (assertions) until it passes or `timeoutMs` runs out. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 }
 
 type CronJobObject = KubeObject<{
@@ -341,7 +328,7 @@ export function volumeBackupHelpers(cluster: () => { server: FakeKubeApiServer; 
         .sort(),
     /** Resolves once the operator has written a status for the current generation. */
     reconciled: (namespace: string, name: string) =>
-      eventually(() => {
+      expectEventually(() => {
         const backup = backupOf(namespace, name)!;
         expect(backup.status?.observedGeneration).toBe(backup.metadata.generation);
         return backup;

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { VolumeBackupKind } from '@platform/backups';
 import { CoreKinds, KubeClient, type KubeObject } from '@platform/kube';
-import { closedLocalPort, FakeKubeApiServer } from '@platform/testing';
+import { closedLocalPort, FakeKubeApiServer, expectEventually } from '@platform/testing';
 import { WebhookReceiver } from '../alerting/endpoints-receiver.js';
 import {
   type BackupOperator,
   childLabels,
-  eventually,
   finishCronJobRun,
   resticSummaryLine,
   RUN,
@@ -78,7 +77,7 @@ describe('VolumeBackup operator: backups in the cluster of a kubeconfig secret',
     // Nothing watches the other cluster: its Jobs are seen at the next poll.
     expect(backupOf('vb-remote', 'app')!.status!.phase).toBe('Pending');
     await operator.advance({ seconds: 61 });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(backupOf('vb-remote', 'app')!.status).toMatchObject({
         phase: 'Succeeded',
         lastBackup: RUN.completed,
@@ -99,7 +98,7 @@ describe('VolumeBackup operator: backups in the cluster of a kubeconfig secret',
     expect(await operator.metrics()).toContain(series);
 
     await api.delete(VolumeBackupKind, 'vb-remote', 'app');
-    await eventually(() => expect(backupOf('vb-remote', 'app')).toBeUndefined());
+    await expectEventually(() => expect(backupOf('vb-remote', 'app')).toBeUndefined());
     expect(remote.list(CoreKinds.CronJob, 'vb-remote')).toEqual([]);
     expect(remote.list(CoreKinds.PersistentVolumeClaim, 'vb-remote')).toEqual([]);
     expect(await operator.metrics()).not.toContain('namespace="vb-remote",name="app"');
@@ -118,13 +117,13 @@ describe('VolumeBackup operator: backups in the cluster of a kubeconfig secret',
       await create('vb-rotate', 'app', {
         kubeconfig: { inCluster: false, secretRef: { name: 'rotating' } },
       });
-      await eventually(() =>
+      await expectEventually(() =>
         expect(names(remote, CoreKinds.CronJob, 'vb-rotate')).toEqual(['app-backup']),
       );
       await operator.settled();
       await api.replace(CoreKinds.Secret, secret(next) as KubeObject);
       await operator.advance({ seconds: 61 });
-      await eventually(() =>
+      await expectEventually(() =>
         expect(names(next, CoreKinds.CronJob, 'vb-rotate')).toEqual(['app-backup']),
       );
     } finally {

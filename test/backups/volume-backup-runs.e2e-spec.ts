@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectEventually } from '@platform/testing';
 import { LAST_NOTIFIED_JOB_ANNOTATION } from '@platform/backups';
 import { KubeClient } from '@platform/kube';
 import type { FakeKubeApiServer } from '@platform/testing';
 import { WebhookReceiver } from '../alerting/endpoints-receiver.js';
 import {
   type BackupOperator,
-  eventually,
   finishCronJobRun,
   OPERATOR_CLOCK_START,
   RESYNC_PERIOD_SECONDS,
@@ -59,7 +59,7 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
     const run = { job: 'app-backup-28579860', startTime: RUN.started };
 
     startCronJobRun(server, 'vb-success', 'app-backup', run);
-    await eventually(() =>
+    await expectEventually(() =>
       expect(backupOf('vb-success', 'app')!.status).toMatchObject({
         phase: 'Running',
         message: 'Backup job app-backup-28579860 is running',
@@ -72,7 +72,7 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
       terminationMessage: resticSummaryLine(RUN.snapshot, RUN.processedBytes),
     });
     const message = `Backup job app-backup-28579860 created snapshot ${RUN.snapshot} (1.5Gi)`;
-    await eventually(() =>
+    await expectEventually(() =>
       expect(backupOf('vb-success', 'app')!.status).toEqual({
         observedGeneration: 1,
         phase: 'Succeeded',
@@ -144,7 +144,7 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
     });
     const message =
       'Backup job app-backup-28579861 failed: Fatal: unable to open config file: Stat: The specified key does not exist.';
-    await eventually(() =>
+    await expectEventually(() =>
       expect(backupOf('vb-failure', 'app')!.status).toEqual({
         observedGeneration: 1,
         phase: 'Failed',
@@ -192,7 +192,7 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
       completionTime: RUN.completed,
       terminationMessage: resticSummaryLine(RUN.snapshot, 2048),
     });
-    await eventually(() => {
+    await expectEventually(() => {
       const attempts = receiver.received.items.filter((r) => r.json.job === run.job);
       expect(attempts.map((r) => r.status)).toEqual([500, 500, 200]);
       expect(new Set(attempts.map((r) => r.body)).size).toBe(1);
@@ -206,7 +206,7 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
   });
 
   it('exports the time of the last success per VolumeBackup', async () => {
-    await eventually(async () =>
+    await expectEventually(async () =>
       expect(await operator.metrics()).toContain(
         `volume_backup_last_success_timestamp_seconds{namespace="vb-success",name="app"} ${Date.parse(RUN.completed) / 1000}`,
       ),

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectEventually } from '@platform/testing';
 import { type VolumeBackup, VolumeBackupKind } from '@platform/backups';
 import { CoreKinds, KubeClient } from '@platform/kube';
 import type { FakeKubeApiServer } from '@platform/testing';
 import {
   type BackupOperator,
   childLabels,
-  eventually,
   OPERATOR_CLOCK_START,
   RESYNC_PERIOD_SECONDS,
   RUN,
@@ -166,12 +166,12 @@ describe('VolumeBackup operator: children, steady state and deletion', () => {
       await api.mergePatch(VolumeBackupKind, 'vb-edit', 'app', {
         spec: { schedule: '30 2 * * 1-5' },
       });
-      await eventually(() =>
+      await expectEventually(() =>
         expect(cronJob('vb-edit', 'app-backup')!.spec!.schedule).toBe('30 2 * * 1-5'),
       );
 
       await api.mergePatch(VolumeBackupKind, 'vb-edit', 'app', { spec: { suspended: true } });
-      await eventually(() => {
+      await expectEventually(() => {
         expect(cronJob('vb-edit', 'app-backup')!.spec!.suspend).toBe(true);
         expect(cronJob('vb-edit', 'app-check')!.spec!.suspend).toBe(true);
       });
@@ -188,7 +188,7 @@ describe('VolumeBackup operator: children, steady state and deletion', () => {
       await api.mergePatch(VolumeBackupKind, 'vb-edit', 'app', {
         spec: { check: { enabled: false }, cache: { enabled: false } },
       });
-      await eventually(() => {
+      await expectEventually(() => {
         expect(names(server, CoreKinds.CronJob, 'vb-edit')).toEqual(['app-backup']);
         expect(names(server, CoreKinds.PersistentVolumeClaim, 'vb-edit')).toEqual([]);
       });
@@ -294,7 +294,7 @@ describe('VolumeBackup operator: children, steady state and deletion', () => {
     });
 
     await api.delete(VolumeBackupKind, 'vb-delete', 'app');
-    await eventually(() => expect(backupOf('vb-delete', 'app')).toBeUndefined());
+    await expectEventually(() => expect(backupOf('vb-delete', 'app')).toBeUndefined());
     expect(server.list(CoreKinds.CronJob, 'vb-delete')).toEqual([]);
     expect(server.list(CoreKinds.PersistentVolumeClaim, 'vb-delete')).toEqual([]);
     expect(server.list(CoreKinds.Job, 'vb-delete')).toEqual([]);

@@ -1,9 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { VolumeBackupKind, VolumeRestoreKind, type VolumeRestoreSpec } from '@platform/backups';
 import { CoreKinds, type KubeObject } from '@platform/kube';
-import { FakeKubeApiServer } from '@platform/testing';
+import { FakeKubeApiServer, expectEventually } from '@platform/testing';
 import { iso, NS, REPOSITORY, type RestoreJob, useRestoreHarness } from './restore-support.js';
-import { eventually } from './support.js';
 
 const t = useRestoreHarness();
 const { createRestore, statusOf, jobOf, restoreJobs } = t;
@@ -22,7 +21,7 @@ describe('VolumeRestore sources and targets', () => {
       ...(source as Partial<VolumeRestoreSpec>),
       targetPVC: { size: '1Gi' },
     });
-    await eventually(() => expect(statusOf(name).phase).toBe('Failed'));
+    await expectEventually(() => expect(statusOf(name).phase).toBe('Failed'));
     expect(statusOf(name)).toMatchObject({
       phase: 'Failed',
       message,
@@ -37,7 +36,7 @@ describe('VolumeRestore sources and targets', () => {
     const name = 'orders-database-primary-restore-before-migration-00421';
     expect(name).toHaveLength(54);
     await createRestore(name, { sourceRepository: REPOSITORY, targetPVC: { size: '1Gi' } });
-    await eventually(() => expect(statusOf(name).phase).toBe('Failed'));
+    await expectEventually(() => expect(statusOf(name).phase).toBe('Failed'));
     expect(statusOf(name)).toMatchObject({
       message: `the name "${name}" is too long: the Job of its last attempt, "${name}-restore-4", would have 64 characters, and Kubernetes allows 63; rename the VolumeRestore to at most 53 characters`,
       conditions: [{ type: 'Ready', status: 'False', reason: 'NameTooLong' }],
@@ -58,7 +57,7 @@ describe('VolumeRestore sources and targets', () => {
       sourceBackup: { volumeBackupRef: { name: 'central', namespace: 'ops' } },
       targetPVC: { size: '1Gi' },
     });
-    await eventually(() => expect(statusOf('crossns').phase).toBe('Failed'));
+    await expectEventually(() => expect(statusOf('crossns').phase).toBe('Failed'));
     expect(statusOf('crossns')).toMatchObject({
       message:
         "the repository Secret ops/repo is outside the restore's namespace shop; pods can only use Secrets of their own namespace",
@@ -73,7 +72,7 @@ describe('VolumeRestore sources and targets', () => {
       sourceRepository: REPOSITORY,
       targetPVC: {},
     });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('nosize')).toMatchObject({
         phase: 'Failed',
         conditions: [{ reason: 'InvalidTarget' }],
@@ -93,7 +92,7 @@ describe('VolumeRestore sources and targets', () => {
       sourceRepository: REPOSITORY,
       targetPVC: { size: '1Gi' },
     });
-    await eventually(() => expect(statusOf('taken').phase).toBe('Failed'));
+    await expectEventually(() => expect(statusOf('taken').phase).toBe('Failed'));
     expect(statusOf('taken')).toMatchObject({
       message:
         'claim taken-restored already exists and was not created by this restore; set targetPVC.createNew to false to restore into it',
@@ -107,7 +106,7 @@ describe('VolumeRestore sources and targets', () => {
       sourceRepository: REPOSITORY,
       targetPVC: { createNew: false, name: 'data-existing' },
     });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('inplace')).toMatchObject({
         phase: 'Pending',
         message: 'claim shop/data-existing does not exist; the restore starts once it does',
@@ -128,8 +127,8 @@ describe('VolumeRestore sources and targets', () => {
       status: { phase: 'Bound', capacity: { storage: '5Gi' } },
     }) as KubeObject;
     await t.operator.advance({ seconds: 15 });
-    await eventually(() => expect(restoreJobs('inplace')).toEqual(['inplace-restore-1']));
-    await eventually(() =>
+    await expectEventually(() => expect(restoreJobs('inplace')).toEqual(['inplace-restore-1']));
+    await expectEventually(() =>
       expect(statusOf('inplace').targetInfo).toEqual({
         pvcName: 'data-existing',
         pvcNamespace: NS,
@@ -152,7 +151,7 @@ describe('VolumeRestore sources and targets', () => {
       sourceBackup: { volumeBackupRef: { name: 'weekly' } },
       targetPVC: { size: '1Gi' },
     });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('later')).toMatchObject({
         phase: 'Pending',
         message: 'VolumeBackup shop/weekly does not exist',
@@ -166,8 +165,8 @@ describe('VolumeRestore sources and targets', () => {
       spec: { volumeClaimRef: { name: 'archive' }, host: 'archive-host', repository: REPOSITORY },
     });
     await t.operator.advance({ seconds: 30 });
-    await eventually(() => expect(restoreJobs('later')).toEqual(['later-restore-1']));
-    await eventually(() =>
+    await expectEventually(() => expect(restoreJobs('later')).toEqual(['later-restore-1']));
+    await expectEventually(() =>
       expect(statusOf('later').sourceInfo).toMatchObject({ host: 'archive-host' }),
     );
   });
@@ -186,7 +185,9 @@ describe('VolumeRestore sources and targets', () => {
         targetPVC: { size: '3Gi' },
         kubeconfig: { inCluster: false, secretRef: { name: 'edge-kubeconfig' } },
       });
-      await eventually(() => expect(remote.get(CoreKinds.Job, NS, 'edge-restore-1')).toBeDefined());
+      await expectEventually(() =>
+        expect(remote.get(CoreKinds.Job, NS, 'edge-restore-1')).toBeDefined(),
+      );
       const job = remote.get<RestoreJob>(CoreKinds.Job, NS, 'edge-restore-1')!;
       expect(job.metadata.ownerReferences).toBeUndefined();
       expect(remote.get(CoreKinds.PersistentVolumeClaim, NS, 'edge-restored')).toBeDefined();
@@ -197,12 +198,14 @@ describe('VolumeRestore sources and targets', () => {
       const started = iso(t.operator.clock.now());
       remote.put(CoreKinds.Job, { ...job, status: { active: 1, startTime: started } });
       await t.operator.advance({ seconds: 15 });
-      await eventually(() =>
+      await expectEventually(() =>
         expect(statusOf('edge')).toMatchObject({ phase: 'Running', startTime: started }),
       );
 
       await t.client.delete(VolumeRestoreKind, NS, 'edge');
-      await eventually(() => expect(t.server.get(VolumeRestoreKind, NS, 'edge')).toBeUndefined());
+      await expectEventually(() =>
+        expect(t.server.get(VolumeRestoreKind, NS, 'edge')).toBeUndefined(),
+      );
       expect(remote.get(CoreKinds.Job, NS, 'edge-restore-1')).toBeUndefined();
       expect(remote.get(CoreKinds.PersistentVolumeClaim, NS, 'edge-restored')).toBeDefined();
     } finally {

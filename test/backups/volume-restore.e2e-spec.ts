@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import { expectEventually } from '@platform/testing';
 import { RESTORE_SPEC_ANNOTATION, VolumeRestoreKind } from '@platform/backups';
 import { CoreKinds, type KubeObject } from '@platform/kube';
 import { iso, NS, REPOSITORY, useRestoreHarness } from './restore-support.js';
-import { eventually, RESYNC_PERIOD_SECONDS } from './support.js';
+import { RESYNC_PERIOD_SECONDS } from './support.js';
 
 const STATUS_LINE = (
   done: number,
@@ -83,7 +84,7 @@ describe('VolumeRestore lifecycle', () => {
     });
 
     // Pending: the claim and the first Job exist, nothing runs yet.
-    await eventually(() => expect(statusOf('orders').phase).toBe('Pending'));
+    await expectEventually(() => expect(statusOf('orders').phase).toBe('Pending'));
     const t0 = iso(t.operator.clock.now());
     expect(statusOf('orders')).toMatchObject({
       phase: 'Pending',
@@ -149,7 +150,7 @@ describe('VolumeRestore lifecycle', () => {
     );
     putPod('orders-restore-1', 'orders-restore-1-a', 'Running');
     setJobStatus('orders-restore-1', { active: 1, startTime: started1 });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('orders')).toMatchObject({
         phase: 'Running',
         startTime: started1,
@@ -176,7 +177,7 @@ describe('VolumeRestore lifecycle', () => {
       'restic',
     );
     await t.operator.advance({ seconds: 5 });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('orders').progress).toEqual({
         filesTotal: 40,
         filesRestored: 14,
@@ -203,7 +204,7 @@ describe('VolumeRestore lifecycle', () => {
       'BackoffLimitExceeded: Job has reached the specified backoff limit; ' +
       'restic: Fatal: unable to open repository at s3:https://s3.example.com/bucket/shop';
     const retryAt = iso(new Date(failedAt.getTime() + 10_000));
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('orders')).toMatchObject({
         phase: 'Retrying',
         message: `attempt 1 of 2 failed: ${firstFailure}; attempt 2 starts at ${retryAt}`,
@@ -231,7 +232,7 @@ describe('VolumeRestore lifecycle', () => {
     await t.operator.advance({ seconds: 9 });
     expect(restoreJobs('orders')).toEqual(['orders-restore-1']);
     await t.operator.advance({ seconds: 1 });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(restoreJobs('orders')).toEqual(['orders-restore-1', 'orders-restore-2']),
     );
     const second = jobOf('orders-restore-2')!;
@@ -239,7 +240,7 @@ describe('VolumeRestore lifecycle', () => {
     expect(second.metadata.annotations?.[RESTORE_SPEC_ANNOTATION]).toBe(
       first.metadata.annotations?.[RESTORE_SPEC_ANNOTATION],
     );
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('orders')).toMatchObject({
         phase: 'Retrying',
         message: `attempt 1 of 2 failed: ${firstFailure}; waiting for Job orders-restore-2 to start`,
@@ -259,7 +260,7 @@ describe('VolumeRestore lifecycle', () => {
     );
     putPod('orders-restore-2', 'orders-restore-2-b', 'Running');
     setJobStatus('orders-restore-2', { active: 1, startTime: started2 });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(statusOf('orders')).toMatchObject({
         phase: 'Running',
         message: 'restoring into claim orders-restored (attempt 2 of 2)',
@@ -289,7 +290,7 @@ describe('VolumeRestore lifecycle', () => {
       completionTime: iso(done),
       conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: iso(done) }],
     });
-    await eventually(() => expect(statusOf('orders').phase).toBe('Succeeded'));
+    await expectEventually(() => expect(statusOf('orders').phase).toBe('Succeeded'));
     expect(statusOf('orders')).toEqual({
       phase: 'Succeeded',
       startTime: started1,
@@ -378,7 +379,7 @@ describe('VolumeRestore lifecycle', () => {
       targetPVC: { size: '1Gi' },
       jobConfig: { retries: 1, keepFailedJobs: 1, activeDeadlineSeconds: 600 },
     });
-    await eventually(() => expect(jobOf('ledger-restore-1')).toBeDefined());
+    await expectEventually(() => expect(jobOf('ledger-restore-1')).toBeDefined());
     expect(
       (jobOf('ledger-restore-1')!.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds,
     ).toBe(600);
@@ -388,9 +389,9 @@ describe('VolumeRestore lifecycle', () => {
       'ledger-restore-1',
       failed('DeadlineExceeded', 'Job was active longer than specified deadline', failedAt1),
     );
-    await eventually(() => expect(statusOf('ledger').phase).toBe('Retrying'));
+    await expectEventually(() => expect(statusOf('ledger').phase).toBe('Retrying'));
     await t.operator.advance({ seconds: 10 });
-    await eventually(() =>
+    await expectEventually(() =>
       expect(restoreJobs('ledger')).toEqual(['ledger-restore-1', 'ledger-restore-2']),
     );
 
@@ -399,7 +400,7 @@ describe('VolumeRestore lifecycle', () => {
       'ledger-restore-2',
       failed('BackoffLimitExceeded', 'Job has reached the specified backoff limit', failedAt2),
     );
-    await eventually(() => expect(statusOf('ledger').phase).toBe('Failed'));
+    await expectEventually(() => expect(statusOf('ledger').phase).toBe('Failed'));
     expect(statusOf('ledger')).toMatchObject({
       phase: 'Failed',
       completionTime: iso(failedAt2),
@@ -435,7 +436,7 @@ describe('VolumeRestore lifecycle', () => {
       conditions: [{ type: 'Ready', status: 'False', reason: 'RetriesExhausted' }],
     });
     // Only the newest failed Job stays (keepFailedJobs 1); no further attempt starts.
-    await eventually(() => expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']));
+    await expectEventually(() => expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']));
     await t.operator.advance({ minutes: 10 });
     expect(restoreJobs('ledger')).toEqual(['ledger-restore-2']);
     expect(statusOf('ledger').phase).toBe('Failed');
@@ -446,10 +447,12 @@ describe('VolumeRestore lifecycle', () => {
       sourceRepository: REPOSITORY,
       targetPVC: { size: '1Gi' },
     });
-    await eventually(() => expect(restoreJobs('gone')).toEqual(['gone-restore-1']));
+    await expectEventually(() => expect(restoreJobs('gone')).toEqual(['gone-restore-1']));
     await t.client.delete(VolumeRestoreKind, NS, 'gone');
-    await eventually(() => expect(t.server.get(VolumeRestoreKind, NS, 'gone')).toBeUndefined());
-    await eventually(() => expect(restoreJobs('gone')).toEqual([]));
+    await expectEventually(() =>
+      expect(t.server.get(VolumeRestoreKind, NS, 'gone')).toBeUndefined(),
+    );
+    await expectEventually(() => expect(restoreJobs('gone')).toEqual([]));
     expect(t.server.get(CoreKinds.PersistentVolumeClaim, NS, 'gone-restored')).toBeDefined();
   });
 });

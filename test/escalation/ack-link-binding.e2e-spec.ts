@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FakeTwilio, type TwilioCall } from '@platform/testing';
+import { FakeTwilio, type TwilioCall, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { AcknowledgementsService } from '../../libs/escalation/src/acknowledgement/acknowledgements.service.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject, eventually } from '../support/alerting.js';
+import { alertsProject } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 type Channel = 'email' | 'phone' | 'sms';

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { EscalationEngine } from '@platform/escalation';
-import { deleteRedisPrefix, FakeTwilio } from '@platform/testing';
+import { deleteRedisPrefix, FakeTwilio, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject, eventually } from '../support/alerting.js';
+import { alertsProject } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 interface StepSpec {
@@ -190,6 +190,9 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     ).body.data.token as string;
   });
 
+  // Every text and call a test caused must be one it expected.
+  afterEach(() => twilio.expectNoUnexpected());
+
   afterAll(async () => {
     await t?.close();
     await twilio?.close();
@@ -207,7 +210,8 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
 
     advance(299);
     await settle();
-    expect(twilio.requests.filter((r) => r.to === BOB_PHONE)).toEqual([]);
+    // Nothing on Bob's phone yet (the afterEach fails on anything not expected).
+    twilio.expectNoUnexpected();
     expect((await instance(alertId)).state).toBe('active');
     // The position travels on the due row: the second step, due 300 s after the first.
     const [due] = await db.query<Array<{ step_index: number; after: number }>>(
@@ -219,8 +223,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     expect(due).toEqual({ step_index: 1, after: 300 });
 
     advance(1);
-    const call = await twilio.waitFor((r) => r.kind === 'call' && r.to === BOB_PHONE);
-    expect(call).toMatchObject({ kind: 'call', to: BOB_PHONE });
+    await twilio.device(BOB_PHONE).expectCall();
     const rows = await eventually(async () => {
       const all = await pages(alertId);
       return all.every((p) => p.status === 'sent') && all;
@@ -521,8 +524,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 2, 'step 2');
     advance(60);
     await eventually(async () => (await inAppPagesOf(bob, alertId)).length === 1, 'step 3');
-    const sms = await twilio.waitFor((r) => r.kind === 'sms' && r.to === BOB_PHONE);
-    expect(sms).toMatchObject({ kind: 'sms', to: BOB_PHONE });
+    await twilio.device(BOB_PHONE).expectSms();
 
     // Several more sweeps and a spare step job change nothing.
     await settle();
@@ -536,7 +538,8 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     ]);
     expect(await inAppPagesOf(alice, alertId)).toHaveLength(2);
     expect(await inAppPagesOf(bob, alertId)).toHaveLength(1);
-    expect(twilio.requests.filter((r) => r.kind === 'sms' && r.to === BOB_PHONE)).toHaveLength(1);
+    // One text only: a second would be unexpected.
+    twilio.expectNoUnexpected();
     expect((await instance(alertId)).state).toBe('exhausted');
   });
 });

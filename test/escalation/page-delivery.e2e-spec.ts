@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { AppConfig } from '@platform/core';
 import { EscalationJobs, pageKey } from '@platform/escalation';
 import { Mailer, messageIdLeft } from '@platform/mail';
@@ -10,7 +10,7 @@ import {
   SmsChannel,
 } from '@platform/notifications';
 import { JobQueue, QueueName } from '@platform/queue';
-import { FakeTwilio, gatherAction, type TwilioCall } from '@platform/testing';
+import { FakeTwilio, gatherAction, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
 import { PagesRepository } from '../../libs/escalation/src/paging/pages.repository.js';
@@ -32,17 +32,6 @@ interface PageRow {
 
 const ADMIN_NUMBER = '+4915100000001';
 const CONTACT_NUMBER = '+4915100000099';
-
-/** Polls until `done` holds: BullMQ runs on real time, not on the fake clock. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not there in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('escalation page delivery', () => {
   let t: MailingTestApp;
@@ -66,6 +55,9 @@ describe('escalation page delivery', () => {
       [admin.accountId, ADMIN_NUMBER],
     );
   });
+
+  // Every text and call a test caused must be one it expected (GoAlert's smoke-harness rule).
+  afterEach(() => twilio.expectNoUnexpected());
 
   afterAll(async () => {
     await t.close();
@@ -329,9 +321,7 @@ describe('escalation page delivery', () => {
       { phoneNumber: ADMIN_NUMBER },
     );
     const result = await processor.deliver({ pageId });
-    const call = (await twilio.waitFor(
-      (r) => r.kind === 'call' && r.to === ADMIN_NUMBER,
-    )) as TwilioCall;
+    const call = await twilio.device(ADMIN_NUMBER).expectCall('DiskFull');
     expect(result).toEqual({ outcome: 'sent', providerSid: call.sid });
     expect(call.from).toBe('+15550000000');
     expect(call.twiml).toMatch(
@@ -350,17 +340,15 @@ describe('escalation page delivery', () => {
     twilio.clear();
     const { pageId } = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
     await processor.deliver({ pageId });
-    const call = (await twilio.waitFor((r) => r.kind === 'call')) as TwilioCall;
-    expect(call.to).toBe(CONTACT_NUMBER);
+    const call = await twilio.device(CONTACT_NUMBER).expectCall('DiskFull');
     expect(await pageRow(pageId)).toMatchObject({ status: 'sent', provider_sid: call.sid });
   });
 
   it('sms: the text names the alert and ends with the reply code', async () => {
     const { pageId } = await page('sms', { accountId: admin.accountId }, { replyCode: '482913' });
     await processor.deliver({ pageId });
-    const sms = await twilio.waitFor((r) => r.kind === 'sms' && r.body.includes('482913'));
+    const sms = await twilio.device(ADMIN_NUMBER).expectSms('482913');
     expect(sms).toMatchObject({
-      to: ADMIN_NUMBER,
       body: '[CRITICAL] DiskFull firing in payments: Disk /var is 97% full. Reply 482913 to acknowledge.',
     });
     expect(await pageRow(pageId)).toMatchObject({
@@ -456,6 +444,7 @@ describe('escalation page delivery', () => {
       providerSid: expect.any(String),
     });
     expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 2, reason: null });
+    await twilio.device(CONTACT_NUMBER).expectSms('333333');
 
     const last = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
     twilio.failNext(1);
@@ -474,7 +463,7 @@ describe('escalation page delivery', () => {
       { replyCode: '444444' },
     );
     await processor.deliver({ pageId });
-    await twilio.waitFor((r) => r.kind === 'sms' && r.body.includes('444444'));
+    await twilio.device(CONTACT_NUMBER).expectSms('444444');
     const before = twilio.requests.length;
     expect(await processor.deliver({ pageId })).toEqual({ outcome: 'done' });
     expect(await processor.deliver({ pageId: '00000000-0000-4000-8000-000000000000' })).toEqual({
@@ -521,7 +510,7 @@ describe('escalation page delivery', () => {
       { replyCode: '555555' },
     );
     await t.get(EscalationJobs).pages([pageId]);
-    await twilio.waitFor((r) => r.kind === 'sms' && r.body.includes('555555'));
+    await twilio.device(CONTACT_NUMBER).expectSms('555555');
     const row = await eventually(
       () => pageRow(pageId),
       (r) => r.status !== 'pending',

@@ -8,8 +8,8 @@ import {
   setHeaderOptions,
   type V1CronJob,
 } from '@kubernetes/client-node';
-import { FakeKubeApiServer } from '@platform/testing';
-import { CollectedWatch, WIDGETS, type Widget, eventually, failure, widget } from './support.js';
+import { FakeKubeApiServer, eventually } from '@platform/testing';
+import { CollectedWatch, WIDGETS, type Widget, failure, widget } from './support.js';
 
 const CRON_JOBS = {
   group: 'batch',

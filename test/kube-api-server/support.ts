@@ -134,14 +134,3 @@ export class CollectedWatch {
     this.controller?.abort();
   }
 }
-
-/** Polls until `read` returns something defined (watch-driven effects happen asynchronously). */
-export async function eventually<T>(read: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubernetesObjectApi, type KubernetesObject, makeInformer } from '@kubernetes/client-node';
-import { FakeKubeApiServer } from '@platform/testing';
-import { CollectedWatch, WIDGETS, type Widget, eventually, widget } from './support.js';
+import { FakeKubeApiServer, eventually } from '@platform/testing';
+import { CollectedWatch, WIDGETS, type Widget, widget } from './support.js';
 
 const COLLECTION = '/apis/example.neutral.com/v1/namespaces/team-a/widgets';
 
@@ -219,7 +219,7 @@ describe('FakeKubeApiServer watches', () => {
       server.remove(WIDGETS, 'team-a', 'w-informer-1');
       await eventually(
         () => names().includes('w-informer-3') && !names().includes('w-informer-1'),
-        8000,
+        { timeoutMs: 8000 },
       );
       expect(names()).toEqual(
         server

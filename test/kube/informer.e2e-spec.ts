@@ -7,8 +7,8 @@ import {
   KubeClient,
   type KubeObject,
 } from '@platform/kube';
-import { FakeKubeApiServer } from '@platform/testing';
-import { eventually, quietLogger, widget, WidgetKind } from './operator-test-app.js';
+import { FakeKubeApiServer, eventually } from '@platform/testing';
+import { quietLogger, widget, WidgetKind } from './operator-test-app.js';
 
 const ConfigMapKind: KindRef = {
   group: '',
@@ -106,7 +106,10 @@ describe('Informer against the API server', () => {
     server.put(WidgetKind, widget('changed', 'team-a', { size: 5 }));
     server.remove(WidgetKind, 'team-a', 'deleted');
 
-    await eventually(() => events.length === 3, 5000, 'the three missed events');
+    await eventually(() => events.length === 3, {
+      timeoutMs: 5000,
+      what: 'the three missed events',
+    });
     expect(events).toEqual(
       expect.arrayContaining([
         { type: 'added', name: 'created', size: 1 },
@@ -161,7 +164,10 @@ describe('Informer against the API server', () => {
     });
     const current = server.resourceVersion;
     expect(Number(current)).toBeGreaterThan(Number(listed));
-    await eventually(() => watching.lastResourceVersion === current, 5000, 'a bookmark');
+    await eventually(() => watching.lastResourceVersion === current, {
+      timeoutMs: 5000,
+      what: 'a bookmark',
+    });
 
     server.closeWatches();
     await eventually(() => widgetWatches().length === 2);
@@ -206,7 +212,7 @@ describe('Informer against the API server', () => {
   it('keeps retrying a kind the server does not serve yet, and syncs once it does', async () => {
     server = await FakeKubeApiServer.start({ bookmarkIntervalMs: 60_000 });
     const watching = inform();
-    await eventually(() => widgetLists() >= 2, 5000, 'a second list attempt');
+    await eventually(() => widgetLists() >= 2, { timeoutMs: 5000, what: 'a second list attempt' });
     expect(watching.hasSynced).toBe(false);
     server.registerKind({ ...WidgetKind, statusSubresource: true });
     server.put(WidgetKind, widget('late'));

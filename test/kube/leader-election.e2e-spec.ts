@@ -1,13 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CoreKinds, KubeClient, type LeaseSpec, type KubeObject } from '@platform/kube';
-import { FakeClock, FakeKubeApiServer } from '@platform/testing';
-import {
-  eventually,
-  type OperatorTestApp,
-  startOperator,
-  widget,
-  WidgetKind,
-} from './operator-test-app.js';
+import { FakeClock, FakeKubeApiServer, eventually } from '@platform/testing';
+import { type OperatorTestApp, startOperator, widget, WidgetKind } from './operator-test-app.js';
 import { JOURNAL, Journal, type Widget, WidgetReconciler } from './widget-reconciler.js';
 
 describe('Leader election between operator replicas', () => {
@@ -65,11 +59,10 @@ describe('Leader election between operator replicas', () => {
   it('elects exactly one leader; only it reconciles; the other takes over when it stops', async () => {
     const first = await replica('replica-a');
     const second = await replica('replica-b');
-    const [leader] = await eventually(
-      () => (leaders().length > 0 ? leaders() : undefined),
-      5000,
-      'a leader',
-    );
+    const [leader] = await eventually(() => (leaders().length > 0 ? leaders() : undefined), {
+      timeoutMs: 5000,
+      what: 'a leader',
+    });
     const follower = leader === first ? second : first;
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(leaders()).toEqual([leader]);
@@ -90,7 +83,10 @@ describe('Leader election between operator replicas', () => {
 
     await leader!.app.close();
     leader!.closed = true;
-    await eventually(() => follower.app.runtime.isLeader, 5000, 'the take-over');
+    await eventually(() => follower.app.runtime.isLeader, {
+      timeoutMs: 5000,
+      what: 'the take-over',
+    });
     expect(lease()).toMatchObject({ holderIdentity: follower.name, leaseTransitions: 1 });
     await client.create(WidgetKind, widget('second'));
     await eventually(
@@ -103,7 +99,10 @@ describe('Leader election between operator replicas', () => {
 
   it('stops reconciling when another holder takes the lease, which is free again only once it expired', async () => {
     const first = await replica('replica-a');
-    await eventually(() => first.app.runtime.isLeader, 5000, 'the first leader');
+    await eventually(() => first.app.runtime.isLeader, {
+      timeoutMs: 5000,
+      what: 'the first leader',
+    });
     const second = await replica('replica-b');
     await eventually(() => second.app.runtime.hasSynced);
 
@@ -117,7 +116,10 @@ describe('Leader election between operator replicas', () => {
       ...current,
       spec: { ...current.spec, holderIdentity: 'intruder' },
     });
-    await eventually(() => !first.app.runtime.isLeader, 5000, 'the first to step down');
+    await eventually(() => !first.app.runtime.isLeader, {
+      timeoutMs: 5000,
+      what: 'the first to step down',
+    });
     expect(await leaderMetric(first.app)).toBe('operator_leader 0');
 
     await client.create(WidgetKind, widget('while-taken'));
@@ -127,7 +129,7 @@ describe('Leader election between operator replicas', () => {
 
     // Fifteen seconds without a renewal by the intruder: one of the replicas takes over.
     clock.advance({ seconds: 16 });
-    await eventually(() => leaders().length === 1, 5000, 'a new leader');
+    await eventually(() => leaders().length === 1, { timeoutMs: 5000, what: 'a new leader' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(leaders()).toHaveLength(1);
     expect(lease()?.holderIdentity).toBe(leaders()[0]!.name);

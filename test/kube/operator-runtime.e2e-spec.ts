@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CoreKinds, KubeClient, type KubeObject } from '@platform/kube';
-import { FakeKubeApiServer } from '@platform/testing';
+import { FakeKubeApiServer, eventually } from '@platform/testing';
 import {
-  eventually,
   type OperatorTestApp,
   type OperatorTestOptions,
   startOperator,
@@ -68,7 +67,7 @@ describe('Operator runtime', () => {
       checks: { informers: { status: 'down', error: 'not synced: widgets' } },
     });
     server.registerKind({ ...WidgetKind, statusSubresource: true });
-    await eventually(() => app.runtime.hasSynced, 5000, 'informers synced');
+    await eventually(() => app.runtime.hasSynced, { timeoutMs: 5000, what: 'informers synced' });
     await app
       .request()
       .get('/readyz')
@@ -97,11 +96,10 @@ describe('Operator runtime', () => {
   it('adds the finalizer before the first reconcile, writes children and status, and finalizes on delete', async () => {
     const app = await start();
     await client.create(WidgetKind, widget('nightly'));
-    await eventually(
-      () => widgetOnServer('nightly')?.status?.phase === 'Ready',
-      5000,
-      'status Ready',
-    );
+    await eventually(() => widgetOnServer('nightly')?.status?.phase === 'Ready', {
+      timeoutMs: 5000,
+      what: 'status Ready',
+    });
     const stored = widgetOnServer('nightly')!;
     expect(stored.metadata.finalizers).toEqual([WIDGET_FINALIZER]);
     expect(journal.reconciled[0]).toMatchObject({
@@ -137,7 +135,10 @@ describe('Operator runtime', () => {
     ]);
 
     await client.delete(WidgetKind, 'team-a', 'nightly');
-    await eventually(() => widgetOnServer('nightly') === undefined, 5000, 'the widget gone');
+    await eventually(() => widgetOnServer('nightly') === undefined, {
+      timeoutMs: 5000,
+      what: 'the widget gone',
+    });
     expect(journal.finalized).toEqual(['nightly']);
     await eventually(() => server.get(CoreKinds.CronJob, 'team-a', 'nightly-backup') === undefined);
     expect(app.runtime.isLeader).toBe(true);
@@ -147,11 +148,10 @@ describe('Operator runtime', () => {
     const app = await start({ operator: { resyncPeriodSeconds: 300 } });
     await client.create(WidgetKind, widget('a'));
     await client.create(WidgetKind, widget('b'));
-    await eventually(
-      () => widgetOnServer('a')?.status && widgetOnServer('b')?.status,
-      5000,
-      'both reconciled',
-    );
+    await eventually(() => widgetOnServer('a')?.status && widgetOnServer('b')?.status, {
+      timeoutMs: 5000,
+      what: 'both reconciled',
+    });
     await app.runtime.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
     await app.runtime.idle();
@@ -164,7 +164,10 @@ describe('Operator runtime', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(journal.reconciled.length).toBe(reconciles);
     app.clock.advance({ seconds: 1 });
-    await eventually(() => journal.reconciled.length === reconciles + 2, 5000, 'the resync');
+    await eventually(() => journal.reconciled.length === reconciles + 2, {
+      timeoutMs: 5000,
+      what: 'the resync',
+    });
     await app.runtime.idle();
     expect(writes()).toBe(before);
   });
@@ -178,7 +181,10 @@ describe('Operator runtime', () => {
       ...flaky,
       metadata: { ...flaky.metadata, finalizers: [WIDGET_FINALIZER] },
     });
-    await eventually(() => journal.count('flaky') >= 1, 5000, 'the first attempt');
+    await eventually(() => journal.count('flaky') >= 1, {
+      timeoutMs: 5000,
+      what: 'the first attempt',
+    });
     expect(journal.count('flaky')).toBe(1);
     const start0 = app.clock.nowMs();
     const attemptTimes = () =>
@@ -193,7 +199,10 @@ describe('Operator runtime', () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
       expect(journal.count('flaky')).toBe(attempts - 1);
       app.clock.advance({ ms: 1 });
-      await eventually(() => journal.count('flaky') >= attempts, 5000, `attempt ${attempts}`);
+      await eventually(() => journal.count('flaky') >= attempts, {
+        timeoutMs: 5000,
+        what: `attempt ${attempts}`,
+      });
     }
     // The fourth attempt succeeds; its own writes (CronJob, status) may queue it again at once.
     expect(attemptTimes().slice(0, 4)).toEqual([0, 1000, 3000, 7000]);
@@ -216,7 +225,10 @@ describe('Operator runtime', () => {
     await app.runtime.idle();
     const before = journal.count('polled');
     app.clock.advance({ seconds: 30 });
-    await eventually(() => journal.count('polled') > before, 5000, 'the requeued reconcile');
+    await eventually(() => journal.count('polled') > before, {
+      timeoutMs: 5000,
+      what: 'the requeued reconcile',
+    });
   });
 
   it('reconciles the owner when an owned child changes, restoring what it wants', async () => {
@@ -238,8 +250,7 @@ describe('Operator runtime', () => {
       () =>
         server.get<KubeObject<{ schedule: string }>>(CoreKinds.CronJob, 'team-a', 'owner-backup')!
           .spec!.schedule === '0 4 * * *',
-      5000,
-      'the schedule restored',
+      { timeoutMs: 5000, what: 'the schedule restored' },
     );
     const childWatch = server.requests.find(
       (r) => r.kind === 'CronJob' && r.query.watch === 'true',
@@ -260,11 +271,10 @@ describe('Operator runtime', () => {
     expect(journal.count('busy')).toBe(1);
     release();
     journal.hold = undefined;
-    await eventually(
-      () => widgetOnServer('busy')?.status?.observedGeneration === 6,
-      5000,
-      'generation 6 observed',
-    );
+    await eventually(() => widgetOnServer('busy')?.status?.observedGeneration === 6, {
+      timeoutMs: 5000,
+      what: 'generation 6 observed',
+    });
     await app.runtime.idle();
     expect(journal.mostAtOnce).toBe(1);
     // The run under way, then one run for the five changes made meanwhile: no generation between.
@@ -307,7 +317,7 @@ describe('Operator runtime', () => {
     let closed = false;
     const closing = app.close().then(() => (closed = true));
     operator = undefined;
-    await eventually(() => server.openWatches === 0, 5000, 'watches closed');
+    await eventually(() => server.openWatches === 0, { timeoutMs: 5000, what: 'watches closed' });
     expect(closed).toBe(false);
     release();
     await closing;

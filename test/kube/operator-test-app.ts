@@ -91,29 +91,6 @@ export const quietLogger: LoggerService =
     ? JsonLogger.create('operator', 'debug')
     : { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Polls until the check passes (returns its value) or the time is up. */
-export async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 5000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
-      throw new Error(`${what} not reached within ${timeoutMs} ms${cause}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** A namespaced custom kind with a status subresource, as the operators' own kinds are. */
 export const WidgetKind: KindRef = {
   group: 'test.k8s.neutral.com',

@@ -10,14 +10,8 @@ import {
   ownerReference,
   type Reconciler,
 } from '@platform/kube';
-import { FakeKubeApiServer } from '@platform/testing';
-import {
-  eventually,
-  type OperatorTestApp,
-  startOperator,
-  widget,
-  WidgetKind,
-} from './operator-test-app.js';
+import { FakeKubeApiServer, eventually } from '@platform/testing';
+import { type OperatorTestApp, startOperator, widget, WidgetKind } from './operator-test-app.js';
 import { JOURNAL, Journal, type Widget } from './widget-reconciler.js';
 
 const WIDGET_LABEL = 'test.k8s.neutral.com/widget';
@@ -75,7 +69,10 @@ describe('Operator runtime: owners of children something else controls', () => {
     for (const name of ['nightly', 'hourly']) {
       await client.create(WidgetKind, widget(name));
     }
-    await eventually(() => journal.reconciled.length >= 2, 5000, 'the first reconciles');
+    await eventually(() => journal.reconciled.length >= 2, {
+      timeoutMs: 5000,
+      what: 'the first reconciles',
+    });
     await operator.runtime.idle();
   });
 
@@ -113,7 +110,10 @@ describe('Operator runtime: owners of children something else controls', () => {
       CoreKinds.Job,
       cronJobRun('nightly-backup-1', 'team-a', { [WIDGET_LABEL]: 'nightly' }),
     );
-    await eventually(() => reconciles('team-a/nightly') > before, 5000, 'the widget reconciled');
+    await eventually(() => reconciles('team-a/nightly') > before, {
+      timeoutMs: 5000,
+      what: 'the widget reconciled',
+    });
     const reconciler = operator.get(ScheduledWidgetReconciler);
     expect(reconciler.mapped).toContainEqual({ child: 'nightly-backup-1', kind: 'Job' });
 
@@ -121,7 +121,10 @@ describe('Operator runtime: owners of children something else controls', () => {
     const afterCreate = reconciles('team-a/nightly');
     const job = server.get<KubeObject>(CoreKinds.Job, 'team-a', 'nightly-backup-1')!;
     server.put(CoreKinds.Job, { ...job, status: { succeeded: 1 } });
-    await eventually(() => reconciles('team-a/nightly') > afterCreate, 5000, 'reconciled again');
+    await eventually(() => reconciles('team-a/nightly') > afterCreate, {
+      timeoutMs: 5000,
+      what: 'reconciled again',
+    });
     await operator.runtime.idle();
     expect(reconciles('team-a/hourly')).toBe(1);
   });
@@ -136,7 +139,10 @@ describe('Operator runtime: owners of children something else controls', () => {
         [WIDGET_NAMESPACE_LABEL]: 'team-b',
       }),
     );
-    await eventually(() => reconciles('team-b/shared') === 2, 5000, 'the other namespace');
+    await eventually(() => reconciles('team-b/shared') === 2, {
+      timeoutMs: 5000,
+      what: 'the other namespace',
+    });
   });
 
   it('prefers the controller ownerReference, and queues nothing for a child ownerOf does not map', async () => {
@@ -147,7 +153,10 @@ describe('Operator runtime: owners of children something else controls', () => {
       CoreKinds.Job,
       cronJobRun('direct', 'team-a', { [WIDGET_LABEL]: 'hourly' }, ownerReference(nightly)),
     );
-    await eventually(() => reconciles('team-a/nightly') > nightlyBefore, 5000, 'the controller');
+    await eventually(() => reconciles('team-a/nightly') > nightlyBefore, {
+      timeoutMs: 5000,
+      what: 'the controller',
+    });
     server.put(CoreKinds.Job, cronJobRun('unlabelled', 'team-a', {}));
     await eventually(() =>
       operator.get(ScheduledWidgetReconciler).mapped.some((m) => m.child === 'unlabelled'),

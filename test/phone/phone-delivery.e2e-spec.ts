@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PhoneDispatcher } from '../../libs/notifications/src/phone/index.js';
 import { JobQueue, QueueName } from '@platform/queue';
-import { FakeTwilio, type TestApp } from '@platform/testing';
+import { FakeTwilio, type TestApp, eventually } from '@platform/testing';
 import type { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -28,21 +28,6 @@ async function newDelivery(
     [accountId, channel, now],
   );
   return row.id as string;
-}
-
-/** Polls until `done` holds: BullMQ runs on real time, not on the fake clock. */
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not there in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const delivery = (t: TestApp, id: string) => async (): Promise<DeliveryRow> => {

@@ -1,27 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NotifyService } from '@platform/notifications';
-import { FakeTwilio, type TwilioRequest } from '@platform/testing';
+import { FakeTwilio, type TwilioRequest, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { bearer, createAccount, type TestAccount } from '../support/identity.js';
 
 const VERIFIED_NUMBER = '+4915111111111';
 const UNVERIFIED_NUMBER = '+4915122222222';
-
-/** Polls until `done` holds: the worker runs on real time, not on the fake clock. */
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not there in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('phone and SMS preferences need a verified number', () => {
   let t: MailingTestApp;

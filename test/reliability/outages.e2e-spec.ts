@@ -15,6 +15,7 @@ import {
   SmtpSink,
   type TestDatabase,
   testConfig,
+  eventually,
 } from '@platform/testing';
 import { Queue } from 'bullmq';
 
@@ -46,15 +47,6 @@ const login = (base: string) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(LOGIN),
   });
-
-/** Polls `probe` until it answers true; fails naming `what` after `timeoutMs`. */
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The JSON log lines of a process that name `variable`, from its start on. */
 function variableLines(lines: string[], variable: string): Array<Record<string, unknown>> {
@@ -146,17 +138,17 @@ describe('processes weather PostgreSQL and Redis outages', () => {
       expect((await call(`${base}/legal/agb`)).status).toBe(200);
 
       await redis.start();
-      await until(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
+      await eventually(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
       expect(await login(base)).toMatchObject({
         status: 401,
         body: { code: 'invalid_credentials' },
       });
 
       await redis.stop();
-      await until(async () => (await login(base)).status === 503, 'a 503 mid-run');
+      await eventually(async () => (await login(base)).status === 503, 'a 503 mid-run');
       expectOutage(await login(base), 'redis');
       await redis.start();
-      await until(async () => (await login(base)).status === 401, 'logins after the outage');
+      await eventually(async () => (await login(base)).status === 401, 'logins after the outage');
 
       // One line when an outage starts and one when it ends, never one per retry. On a
       // loaded machine a slow reconnection of one of the process's Redis connections can make
@@ -208,7 +200,7 @@ describe('processes weather PostgreSQL and Redis outages', () => {
     expectOutage(await login(base), 'database');
 
     await postgres.start();
-    await until(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
+    await eventually(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
     expect((await call(`${base}/legal/agb`)).status).toBe(200);
     expect((await login(base)).status).toBe(401);
 
@@ -249,7 +241,7 @@ describe('processes weather PostgreSQL and Redis outages', () => {
       await worker.waitForLine('job processing paused');
 
       await redis.start();
-      await until(
+      await eventually(
         async () => ((await checks()).redis as { status: string }).status === 'up',
         'Redis up',
       );
@@ -267,7 +259,7 @@ describe('processes weather PostgreSQL and Redis outages', () => {
         const resumed = JSON.parse(await worker.waitForLine('job processing resumed')) as {
           time: string;
         };
-        await until(
+        await eventually(
           async () => sink.messages.some((m) => m.subject === 'sent once PostgreSQL is back'),
           'the e-mail',
         );
@@ -279,7 +271,7 @@ describe('processes weather PostgreSQL and Redis outages', () => {
         await queue.close();
       }
 
-      await until(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
+      await eventually(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
       const metrics = (await call(`${base}/metrics`)).body.text as string;
       expect(metrics).toContain(
         'job_duration_seconds_count{queue="deliveries",job="email.send",outcome="completed"} 1',

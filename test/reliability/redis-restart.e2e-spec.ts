@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
 import { QueueName } from '@platform/queue';
-import { PrivateRedis } from '@platform/testing';
+import { PrivateRedis, eventually } from '@platform/testing';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { SWEEP_GRACE_MS } from '../../libs/alerting/src/dispatch/alert-dispatch-sweeper.js';
@@ -12,15 +12,6 @@ import { bearer, createAccount, type TestAccount } from '../support/identity.js'
 const PAYLOADS = 40;
 const ALERTS_PER_PAYLOAD = 5;
 const ALERTS = PAYLOADS * ALERTS_PER_PAYLOAD;
-
-/** Polls `probe` until it holds; fails naming `what`. */
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Redis restarted in the middle of a burst of first firings, on a Redis of the test's own
@@ -98,9 +89,12 @@ describe('Redis restarted mid-burst', () => {
       while (sent < PAYLOADS) statuses.push((await ingest(sent++)).status);
     };
     const senders = Array.from({ length: 4 }, sender);
-    await until(async () => statuses.length >= PAYLOADS / 4, 'the first quarter');
+    await eventually(async () => statuses.length >= PAYLOADS / 4, 'the first quarter');
     await redis.stop();
-    await until(async () => statuses.length >= PAYLOADS / 2, 'ingests during the outage', 30_000);
+    await eventually(async () => statuses.length >= PAYLOADS / 2, {
+      what: 'ingests during the outage',
+      timeoutMs: 30_000,
+    });
     await redis.start();
     await Promise.all(senders);
     // Alerts are accepted whatever Redis does: ingest needs only PostgreSQL.
@@ -109,7 +103,7 @@ describe('Redis restarted mid-burst', () => {
     // The dispatch outbox takes what the ingest's own jobs did not deliver once it is older
     // than its grace period.
     t.clock.advance({ ms: SWEEP_GRACE_MS + 1000 });
-    await until(async () => (await notified()).length === ALERTS, `${ALERTS} alerts notified`);
+    await eventually(async () => (await notified()).length === ALERTS, `${ALERTS} alerts notified`);
     const counts = await notified();
     expect(counts).toHaveLength(ALERTS);
     expect(counts.every(([, count]) => count === 1)).toBe(true);
@@ -120,7 +114,7 @@ describe('Redis restarted mid-burst', () => {
       prefix: t.config.redisPrefix,
     });
     try {
-      await until(
+      await eventually(
         async () => (await digests.getJobSchedulers()).some((s) => s.key === 'digest-sweep'),
         'the digest schedule',
       );

@@ -15,6 +15,7 @@ import {
   SmtpSink,
   type TestDatabase,
   testConfig,
+  eventually,
 } from '@platform/testing';
 import { Queue } from 'bullmq';
 
@@ -26,15 +27,6 @@ async function status(url: string): Promise<{ status: number; body: unknown } | 
     return { status: response.status, body: await response.json() };
   } catch {
     return 'refused';
-  }
-}
-
-/** Polls `probe` until it answers true; fails naming `what` after `timeoutMs`. */
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -115,7 +107,7 @@ describe('graceful stops', () => {
     );
     api.signal('SIGTERM');
     // Not ready at once, while still answering everything else.
-    await until(async () => {
+    await eventually(async () => {
       const ready = await status(`${base}/health/ready`);
       return ready !== 'refused' && ready.status === 503;
     }, 'not ready');
@@ -128,7 +120,7 @@ describe('graceful stops', () => {
     });
     expect(await status(`${base}/health/live`)).toMatchObject({ status: 200 });
     // Then it stops listening, but waits for the request in flight.
-    await until(async () => (await status(`${base}/health/live`)) === 'refused', 'refusal');
+    await eventually(async () => (await status(`${base}/health/live`)) === 'refused', 'refusal');
     expect(api.exited).toBe(false);
     inFlight.finish();
     const answer = await inFlight.answer;
@@ -156,12 +148,12 @@ describe('graceful stops', () => {
         subject: 'in flight at SIGTERM',
         text: 'the worker must finish this before it exits',
       });
-      await until(
+      await eventually(
         async () => sink.messages.some((m) => m.subject === 'in flight at SIGTERM'),
         'the e-mail in flight',
       );
       worker.signal('SIGTERM');
-      await until(async () => {
+      await eventually(async () => {
         const ready = await status(`${base}/health/ready`);
         return ready !== 'refused' && ready.status === 503;
       }, 'not ready');
@@ -188,7 +180,7 @@ describe('graceful stops', () => {
       },
       ready: { logLine: '"worker started"' },
     });
-    await until(async () => {
+    await eventually(async () => {
       const ready = await status(`http://127.0.0.1:${apiPort}/health/ready`);
       return ready !== 'refused' && ready.status === 200;
     }, 'the API ready');

@@ -10,25 +10,12 @@ import {
   type ReceivedMail,
   SmtpSink,
   type TestApp,
+  eventually,
 } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { alertsProject } from '../support/alerting.js';
 import { createApiTestApp } from '../support/api-app.js';
 import { addMember, bearer, createAccount } from '../support/identity.js';
-
-/** Polls `probe` (a database read, mostly) until it holds; fails naming `what`. */
-async function until(
-  probe: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs: number,
-  everyMs = 100,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 /** The Message-IDs each recipient received among `mails`, all of them, repeats included. */
 function messageIdsByRecipient(mails: readonly ReceivedMail[]): Map<string, string[]> {
@@ -95,11 +82,17 @@ describe('worker processes killed mid-burst', () => {
     ready: () => Promise<boolean> = async () => true,
   ) {
     const arrived = () => sink.messages.filter(matching);
-    await until(() => arrived().length >= seen, `${seen} messages`, 60_000);
+    await eventually(() => arrived().length >= seen, {
+      what: `${seen} messages`,
+      timeoutMs: 60_000,
+    });
     sink.holdReplies = true;
     const answered = arrived().length;
-    await until(() => arrived().length > answered, 'a message whose reply is held', 30_000);
-    await until(ready, 'the moment to kill', 30_000, 10);
+    await eventually(() => arrived().length > answered, {
+      what: 'a message whose reply is held',
+      timeoutMs: 30_000,
+    });
+    await eventually(ready, { what: 'the moment to kill', timeoutMs: 30_000, intervalMs: 10 });
     await worker!.kill();
     worker = undefined;
     const atKill = arrived();
@@ -110,10 +103,9 @@ describe('worker processes killed mid-burst', () => {
 
   /** Waits until each of `messageIds` arrived at least twice. */
   const sentAgain = (messageIds: readonly string[], timeoutMs: number) =>
-    until(
+    eventually(
       () => messageIds.every((id) => sink.messages.filter((m) => m.messageId === id).length >= 2),
-      'the unanswered messages sent again',
-      timeoutMs,
+      { what: 'the unanswered messages sent again', timeoutMs: timeoutMs },
     );
 
   it('runs every escalation step once and delivers each of its pages once', async () => {
@@ -180,7 +172,7 @@ describe('worker processes killed mid-burst', () => {
     expect(atKill).toBeLessThan(ALERTS * 2);
 
     const PAGES = ALERTS * 4;
-    await until(
+    await eventually(
       async () => {
         const [row] = await db.query<Array<{ pages: number; settled: number }>>(
           `SELECT count(*)::int AS pages, count(*) FILTER (WHERE status <> 'pending')::int AS settled
@@ -188,8 +180,7 @@ describe('worker processes killed mid-burst', () => {
         );
         return row.pages === PAGES && row.settled === PAGES;
       },
-      'every page written and settled',
-      150_000,
+      { what: 'every page written and settled', timeoutMs: 150_000 },
     );
     const emailPages = await db.query<Array<{ id: string; login: string }>>(
       `SELECT p.id, a.login FROM escalation_page p JOIN account a ON a.id = p.account_id
@@ -199,13 +190,12 @@ describe('worker processes killed mid-burst', () => {
     for (const { id, login } of emailPages)
       expected.set(login, [...(expected.get(login) ?? []), messageId(pageKey(id))]);
     const received = () => messageIdsByRecipient(sink.messages.filter(isPage));
-    await until(
+    await eventually(
       () =>
         [...expected].every(([login, ids]) =>
           ids.every((id) => received().get(login)?.includes(id)),
         ),
-      'an e-mail for every e-mail page',
-      90_000,
+      { what: 'an e-mail for every e-mail page', timeoutMs: 90_000 },
     );
     // Their jobs run again once BullMQ finds them stalled.
     await sentAgain(unanswered, 150_000);
@@ -294,15 +284,14 @@ describe('worker processes killed mid-burst', () => {
     const { atKill, unanswered } = await killAfter(isDigest, ACCOUNTS / 4);
     expect(atKill).toBeLessThan(ACCOUNTS);
 
-    await until(
+    await eventually(
       async () => {
         const [row] = await db.query<Array<{ unsent: number }>>(
           'SELECT count(*)::int AS unsent FROM pending_email WHERE sent_at IS NULL',
         );
         return row.unsent === 0;
       },
-      'every held e-mail marked',
-      150_000,
+      { what: 'every held e-mail marked', timeoutMs: 150_000 },
     );
     const [marked] = await db.query<Array<{ n: number }>>(
       'SELECT count(*)::int AS n FROM notification_schedule WHERE last_digest_at IS NOT NULL',

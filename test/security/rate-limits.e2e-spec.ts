@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RATE_LIMITS } from '@platform/rate-limits';
-import { FakeTwilio } from '@platform/testing';
+import { FakeTwilio, eventually } from '@platform/testing';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { bearer, createAccount, signupBody, type TestAccount } from '../support/identity.js';
-
-/** Waits (up to 5 s) until `condition` holds: e-mail and texts go out from the worker. */
-async function eventually(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Lets anything wrongly queued reach its fake, so a count that must not grow is checked late. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));

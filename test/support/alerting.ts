@@ -88,18 +88,3 @@ export async function alertingTeam(
     bareProjectId: await createProject(t, owner, 'no-alerts'),
   };
 }
-
-/** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -4,6 +4,8 @@
  */
 export class Arrivals<T> {
   readonly items: T[] = [];
+  /** Items an expectation took (see `take`); the rest are unexpected so far. */
+  private readonly taken = new Set<T>();
   private waiters: Array<() => void> = [];
 
   constructor(private readonly noun: string) {}
@@ -37,7 +39,26 @@ export class Arrivals<T> {
     }
   }
 
+  /**
+   * Resolves with the first matching item no expectation took yet (already received or
+   * arriving), and takes it: a second expectation needs a second item.
+   */
+  async take(predicate: (item: T) => boolean, timeoutMs = 5000): Promise<T> {
+    const item = await this.waitFor(
+      (candidate) => !this.taken.has(candidate) && predicate(candidate),
+      timeoutMs,
+    );
+    this.taken.add(item);
+    return item;
+  }
+
+  /** The items no expectation took. */
+  untaken(): T[] {
+    return this.items.filter((item) => !this.taken.has(item));
+  }
+
   clear(): void {
     this.items.length = 0;
+    this.taken.clear();
   }
 }

@@ -100,6 +100,29 @@ export class FakeTwilio {
     this.failures += count;
   }
 
+  /**
+   * The phone at `number`, as a person holding it sees it: `expectSms` and `expectCall` wait for
+   * the next text or call to it containing every fragment, and take it.
+   */
+  device(number: string): TwilioDevice {
+    return new TwilioDevice(this.arrivals, number);
+  }
+
+  /**
+   * Fails, listing them, when texts or calls arrived that no device expectation took: run at
+   * the end of a test (as GoAlert's smoke harness does), so a message nobody expected is an
+   * error, not noise.
+   */
+  expectNoUnexpected(): void {
+    const unexpected = this.arrivals.untaken();
+    if (unexpected.length > 0)
+      throw new Error(
+        `unexpected ${unexpected.length} text(s)/call(s): ${unexpected
+          .map((r) => `${r.kind} to ${r.to}: ${r.kind === 'sms' ? r.body : r.twiml}`)
+          .join('; ')}`,
+      );
+  }
+
   /** Resolves with the first Twilio request (already received or arriving) that matches. */
   waitFor(
     predicate?: (item: TwilioRequest) => boolean,
@@ -284,4 +307,35 @@ function parseBasicAuth(header: string | undefined): BasicAuth | null {
 function reply(response: ServerResponse, status: number, body: Record<string, unknown>): void {
   response.writeHead(status, { 'Content-Type': 'application/json' });
   response.end(JSON.stringify(body));
+}
+
+/** Whether `text` contains every fragment (a string, or a pattern it matches). */
+export function containsAll(text: string, fragments: ReadonlyArray<string | RegExp>): boolean {
+  return fragments.every((f) => (typeof f === 'string' ? text.includes(f) : f.test(text)));
+}
+
+/** One phone number's view of the fake: what arrives at it. */
+export class TwilioDevice {
+  constructor(
+    private readonly arrivals: Arrivals<TwilioRequest>,
+    readonly number: string,
+  ) {}
+
+  /** The next text to this number containing every fragment. */
+  async expectSms(
+    ...fragments: Array<string | RegExp>
+  ): Promise<Extract<TwilioRequest, { kind: 'sms' }>> {
+    const sms = await this.arrivals.take(
+      (r) => r.kind === 'sms' && r.to === this.number && containsAll(r.body, fragments),
+    );
+    return sms as Extract<TwilioRequest, { kind: 'sms' }>;
+  }
+
+  /** The next call to this number whose TwiML contains every fragment. */
+  async expectCall(...fragments: Array<string | RegExp>): Promise<TwilioCall> {
+    const call = await this.arrivals.take(
+      (r) => r.kind === 'call' && r.to === this.number && containsAll(r.twiml, fragments),
+    );
+    return call as TwilioCall;
+  }
 }

@@ -13,3 +13,4 @@ export * from './arrivals.js';
 export * from './deployable-process.js';
 export * from './private-servers.js';
 export * from './tls-certificate.js';
+export * from './eventually.js';

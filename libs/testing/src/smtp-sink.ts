@@ -90,6 +90,25 @@ export class SmtpSink {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
+  /**
+   * The inbox of `address`: `expectMail` waits for the next message to it whose subject or text
+   * contains every fragment, and takes it.
+   */
+  mailbox(address: string): Mailbox {
+    return new Mailbox(this.arrivals, address);
+  }
+
+  /** Fails, listing them, when messages arrived that no mailbox expectation took. */
+  expectNoUnexpected(): void {
+    const unexpected = this.arrivals.untaken();
+    if (unexpected.length > 0)
+      throw new Error(
+        `unexpected ${unexpected.length} e-mail(s): ${unexpected
+          .map((m) => `to ${m.to.join(', ')}: ${m.subject}`)
+          .join('; ')}`,
+      );
+  }
+
   /** Resolves with the first e-mail (already received or arriving) that matches. */
   waitFor(predicate?: (item: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail> {
     return this.arrivals.waitFor(predicate, timeoutMs);
@@ -101,5 +120,27 @@ export class SmtpSink {
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** One address's view of the sink: what arrives for it. */
+export class Mailbox {
+  constructor(
+    private readonly arrivals: Arrivals<ReceivedMail>,
+    readonly address: string,
+  ) {}
+
+  /** The next message to this address whose subject or text contains every fragment. */
+  expectMail(...fragments: Array<string | RegExp>): Promise<ReceivedMail> {
+    const address = this.address.toLowerCase();
+    return this.arrivals.take(
+      (m) =>
+        m.to.some((to) => to.toLowerCase() === address) &&
+        fragments.every((f) =>
+          typeof f === 'string'
+            ? m.subject.includes(f) || m.text.includes(f)
+            : f.test(m.subject) || f.test(m.text),
+        ),
+    );
   }
 }
