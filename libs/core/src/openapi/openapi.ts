@@ -7,6 +7,13 @@ import { operationId } from '../http/operation-id.js';
 
 export const OPENAPI_PATH = '/openapi.json';
 
+/** The security schemes of the document, by name; routes name them through `@Authenticated`. */
+export const SECURITY_SCHEMES = {
+  bearer: 'bearer',
+  session: 'session',
+  ingestToken: 'ingest_token',
+} as const;
+
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
@@ -18,7 +25,31 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       )
       .setVersion('1')
       .addServer(config.publicUrl)
-      .addBearerAuth()
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'a session JWT or an API token (`hq_pat_…`); also as `X-Access-Token`',
+        },
+        SECURITY_SCHEMES.bearer,
+      )
+      .addCookieAuth(
+        '_hq_session',
+        {
+          type: 'apiKey',
+          in: 'cookie',
+          description: 'the browser session; writes also need the `X-CSRF-Token` header',
+        },
+        SECURITY_SCHEMES.session,
+      )
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'an ingest token (`hq_ing_…`) of the project; also as `X-Access-Token`',
+        },
+        SECURITY_SCHEMES.ingestToken,
+      )
       .addGlobalParameters({
         name: 'API-Version',
         in: 'header',
@@ -35,6 +66,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
   );
   document.openapi = '3.0.1';
   declarePathParameters(document);
+  declarePublicOperations(document);
   return document;
 }
 
@@ -68,6 +100,19 @@ function declarePathParameters(document: OpenAPIObject): void {
       );
     }
   }
+}
+
+/**
+ * `@Authenticated(...)` names the credentials of every other route, and a route declares
+ * either it or `@Public()`: an operation without security is public, which OpenAPI says with
+ * an empty list (a decorator cannot, the generator drops empty metadata).
+ */
+function declarePublicOperations(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths))
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation) operation.security ??= [];
+    }
 }
 
 /** Serves the document generated from the controllers, built once on first request. */
