@@ -41,7 +41,7 @@ export class ResponseMetadata {
 }
 
 interface DataOptions {
-  status?: 200 | 201;
+  status?: 200 | 201 | 202;
   list?: boolean;
   /** `data` may be null (e.g. nothing configured yet). */
   nullable?: boolean;
@@ -81,6 +81,9 @@ const GENERAL_ERRORS: Record<number, ErrorDoc> = {
   403: [403, 'forbidden', 'the caller may not do this here'],
   404: [404, 'not_found', 'the resource is unknown or not visible to the caller'],
   409: [409, 'conflict', 'the request conflicts with the current state'],
+  410: [410, 'gone', 'the link or token was used, superseded or has expired'],
+  413: [413, 'payload_too_large', 'the body is larger than the route accepts'],
+  415: [415, 'unsupported_media_type', 'the body is not of a media type the route reads'],
   422: [422, 'validation_failed', '`details.fields` names each failing field; nothing is written'],
   429: [429, 'rate_limited', 'too many requests; `Retry-After` says when to try again'],
   503: [503, 'service_unavailable', 'a dependency is unavailable; retry later'],

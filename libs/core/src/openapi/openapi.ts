@@ -29,6 +29,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         {
           type: 'http',
           scheme: 'bearer',
+          bearerFormat: 'JWT or hq_pat_…',
           description: 'a session JWT or an API token (`hq_pat_…`); also as `X-Access-Token`',
         },
         SECURITY_SCHEMES.bearer,
@@ -46,6 +47,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         {
           type: 'http',
           scheme: 'bearer',
+          bearerFormat: 'hq_ing_…',
           description: 'an ingest token (`hq_ing_…`) of the project; also as `X-Access-Token`',
         },
         SECURITY_SCHEMES.ingestToken,
