@@ -27,7 +27,7 @@ export class InvitationsController {
 
   @Post('invitations')
   @ApiData(InvitationResponseDto, { status: 201, description: 'the invitation, sent by e-mail' })
-  @ApiErrors(400, 401, 403, 404, 409, 422)
+  @ApiErrors(400, 401, 403, 404, 409, 422, 429)
   @Authenticated({ scope: 'organization', permission: 'members:create' })
   invite(
     @CurrentPrincipal() principal: Principal,
