@@ -126,17 +126,18 @@ function compile(document: OpenAPIObject): CompiledDocument {
 export class OpenApiConformance {
   private document?: OpenAPIObject;
   private readonly violations: string[] = [];
-  /** Path prefixes of controllers a test adds for itself; they document nothing. */
-  private readonly testOnlyPrefixes: string[];
+  /** Paths of the controllers a test adds for itself (and all below); they document nothing. */
+  private readonly testOnlyPaths: RegExp[];
 
   constructor(
     private readonly app: INestApplication,
     private readonly config: AppConfig,
     testOnlyControllers: Type[],
   ) {
-    this.testOnlyPrefixes = testOnlyControllers.map((controller) => {
-      const path = String(Reflect.getMetadata('path', controller) ?? '');
-      return `/${path.replace(/^\/+|\/+$/g, '').replace(/:(\w+)/g, '{$1}')}`;
+    this.testOnlyPaths = testOnlyControllers.map((controller) => {
+      const path = String(Reflect.getMetadata('path', controller) ?? '').replace(/^\/+|\/+$/g, '');
+      const pattern = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+');
+      return new RegExp(`^/${pattern}(/|$)`);
     });
   }
 
@@ -184,7 +185,7 @@ export class OpenApiConformance {
 
   private check(request: Request, response: Response, body: Buffer | null): void {
     if (request.path === OPENAPI_PATH) return;
-    if (this.testOnlyPrefixes.some((prefix) => request.path.startsWith(prefix))) return;
+    if (this.testOnlyPaths.some((pattern) => pattern.test(request.path))) return;
     this.document ??= buildOpenApiDocument(this.app, this.config);
     const compiled = compile(this.document);
     const status = response.statusCode;
