@@ -407,7 +407,7 @@ describe('alert insights', () => {
     expect(operation.tags).toContain('escalation');
     expect(Object.keys(operation.responses).sort()).toEqual([
       '200',
-      // 400, 413 and 415: the request contract's, as on every route
+      // 400, 413, 415 and 503: the request contract's, as on every versioned route
       '400',
       '401',
       '403',
@@ -415,6 +415,7 @@ describe('alert insights', () => {
       '413',
       '415',
       '422',
+      '503',
     ]);
     expect(JSON.stringify(operation.responses['422'])).toContain('invalid_days');
     expect(operation.parameters).toContainEqual(

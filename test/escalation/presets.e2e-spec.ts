@@ -240,7 +240,7 @@ describe('seeding alert presets', () => {
     expect(operation.tags).toContain('escalation');
     expect(Object.keys(operation.responses).sort()).toEqual([
       '201',
-      // 400, 413 and 415: the request contract's, as on every route
+      // 400, 413, 415 and 503: the request contract's, as on every versioned route
       '400',
       '401',
       '403',
@@ -248,6 +248,7 @@ describe('seeding alert presets', () => {
       '413',
       '415',
       '422',
+      '503',
     ]);
     expect(JSON.stringify(operation.responses['422'])).toContain('presets_already_configured');
   });

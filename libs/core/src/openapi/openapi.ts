@@ -154,18 +154,20 @@ const CONTRACT_ERRORS: readonly ErrorDoc[] = [
   ],
 ];
 
-/** Versioned operations also check the `API-Version` header first. */
-const VERSION_ERROR: ErrorDoc = [
-  400,
-  'unsupported_api_version',
-  'an API-Version this route does not serve',
+/**
+ * Versioned operations also check the `API-Version` header first, and need PostgreSQL and Redis
+ * (sessions, tokens, rate limits and their own data) to answer.
+ */
+const VERSIONED_ERRORS: readonly ErrorDoc[] = [
+  [400, 'unsupported_api_version', 'an API-Version this route does not serve'],
+  [503, 'service_unavailable', 'PostgreSQL or Redis is unavailable; retryable'],
 ];
 
 /**
  * Adds the contract's failures to every operation, like the `API-Version` header itself: to the
  * response the operation documents for that status (its `code` enum gains the code), or as a
  * response of their own. Unversioned operations (probes) neither read the header nor answer
- * `unsupported_api_version`.
+ * `unsupported_api_version`, and document their own 503.
  */
 function declareContractErrors(document: OpenAPIObject): void {
   for (const item of Object.values(document.paths))
@@ -179,7 +181,7 @@ function declareContractErrors(document: OpenAPIObject): void {
         );
       for (const [status, code, when] of unversioned
         ? CONTRACT_ERRORS
-        : [...CONTRACT_ERRORS, VERSION_ERROR]) {
+        : [...CONTRACT_ERRORS, ...VERSIONED_ERRORS]) {
         const existing = operation.responses[status] as ResponseObject | undefined;
         if (!existing) {
           operation.responses[status] = errorResponse(`\`${code}\`: ${when}`, [code]);
