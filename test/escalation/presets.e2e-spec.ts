@@ -238,7 +238,18 @@ describe('seeding alert presets', () => {
     };
     const operation = doc.paths['/projects/{project_id}/alerts/seed_presets'].post;
     expect(operation.tags).toContain('escalation');
-    expect(Object.keys(operation.responses).sort()).toEqual(['201', '401', '403', '404', '422']);
+    expect(Object.keys(operation.responses).sort()).toEqual([
+      '201',
+      // 400, 413, 415 and 503: the request contract's, as on every versioned route
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '422',
+      '503',
+    ]);
     expect(JSON.stringify(operation.responses['422'])).toContain('presets_already_configured');
   });
 });

@@ -19,6 +19,7 @@ export * from './http/validation.js';
 export * from './logging/logger.js';
 export * from './logging/redact.js';
 export * from './metrics/metrics.service.js';
+export * from './openapi/api-responses.js';
 export * from './openapi/openapi.js';
 export * from './versioning/api-versions.js';
 export * from './versioning/deprecated.decorator.js';

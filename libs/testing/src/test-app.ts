@@ -5,6 +5,7 @@ import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import { type AppConfig, Clock, configureHttpApp, JsonLogger, loadConfig } from '@platform/core';
 import supertest from 'supertest';
 import { FakeClock } from './fake-clock.js';
+import { OpenApiConformance } from './openapi-conformance.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { deleteRedisPrefix, uniqueRedisPrefix } from './test-redis.js';
 
@@ -43,11 +44,41 @@ export interface TestApp {
   /** A supertest agent that keeps cookies between requests. */
   agent(): ReturnType<typeof supertest.agent>;
   get<T>(token: Type<T> | string | symbol): T;
+  /**
+   * The answers so far that the OpenAPI document does not allow, and forgets them. A test that
+   * provokes one on purpose takes it here; any other fails the test that made the request.
+   */
+  takeOpenApiViolations(): string[];
   close(): Promise<void>;
 }
 
 /** The cheapest argon2id hash the library accepts (1 MiB, one pass, one lane). */
 export const TEST_PASSWORD_HASHING = { memoryCostKiB: 1024, timeCost: 1, parallelism: 1 };
+
+/** The checkers of the apps that are open, read after each test. */
+const openCheckers = new Set<OpenApiConformance>();
+
+function failOnViolations(violations: string[]): void {
+  if (violations.length > 0)
+    throw new Error(
+      `Answers the OpenAPI document does not allow:\n${violations.map((v) => `- ${v}`).join('\n')}`,
+    );
+}
+
+// Jest's global hook, where this runs under Jest: an answer that breaks the document fails
+// the test that received it (answers of beforeAll go to the first test).
+const afterEachTest = (globalThis as { afterEach?: (hook: () => void) => void }).afterEach;
+afterEachTest?.(() => failOnViolations([...openCheckers].flatMap((checker) => checker.take())));
+
+/** Controllers a test adds itself, directly or through the modules it imports. */
+function testOnlyControllers(options: TestAppOptions): Type[] {
+  const fromModules = (options.imports ?? []).flatMap((imported) =>
+    typeof imported === 'function'
+      ? ((Reflect.getMetadata('controllers', imported) as Type[] | undefined) ?? [])
+      : [],
+  );
+  return [...(options.controllers ?? []), ...fromModules];
+}
 
 /**
  * The configuration a test app runs with: defaults, plus its own database and Redis prefix.
@@ -114,6 +145,8 @@ export async function createTestApp(
     if (options.override) builder = options.override(builder);
     const moduleRef = await builder.compile();
     const app = moduleRef.createNestApplication({ bodyParser: false, logger });
+    const conformance = new OpenApiConformance(app, config, testOnlyControllers(options));
+    app.use(conformance.middleware);
     configureHttpApp(app, config, logger);
     let baseUrl: string | undefined;
     try {
@@ -129,6 +162,7 @@ export async function createTestApp(
       throw error;
     }
     const server = app.getHttpServer() as Parameters<typeof supertest>[0];
+    openCheckers.add(conformance);
     return {
       app,
       config,
@@ -138,9 +172,12 @@ export async function createTestApp(
       request: () => supertest(server),
       agent: () => supertest.agent(server),
       get: <T>(token: Type<T> | string | symbol) => app.get<T>(token, { strict: false }),
+      takeOpenApiViolations: () => conformance.take(),
       close: async () => {
+        openCheckers.delete(conformance);
         await app.close();
         await release();
+        failOnViolations(conformance.take());
       },
     };
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Severity } from '../severity.js';
+import type { Alert } from './alerts.openapi.js';
 
 /** The columns of an alert as stored, shown as they are. */
 interface AlertColumns {
@@ -26,23 +27,13 @@ export interface AlertViewRow extends AlertColumns {
   first_ack_contact_label: string | null;
 }
 
-/** The earliest acknowledger: an account by id and name, or an external contact by label. */
-export type Acknowledger = { id: string; name: string } | { label: string };
-
-export interface AlertView extends AlertColumns {
-  acknowledged: boolean;
-  acknowledged_at: Date | null;
-  acknowledged_by: Acknowledger | null;
-  acknowledgement_count: number;
-}
-
 /**
  * `acknowledged_by` never carries a bare account id or a phone number: an account shows as
  * `{id, name}`, an external phone contact as `{label}`. When the earliest acknowledger's
  * account has since been deleted (and it was no contact), it is null while `acknowledged`
  * stays true: the acknowledgement still counts, its author is gone.
  */
-export function acknowledger(row: AlertViewRow): Acknowledger | null {
+export function acknowledger(row: AlertViewRow): Alert['acknowledged_by'] {
   if (row.first_ack_account_id !== null && row.first_ack_account_name !== null)
     return { id: row.first_ack_account_id, name: row.first_ack_account_name };
   if (row.first_ack_contact_label !== null) return { label: row.first_ack_contact_label };
@@ -50,7 +41,7 @@ export function acknowledger(row: AlertViewRow): Acknowledger | null {
 }
 
 /** The Alert resource of the spec, field for field. */
-export function alertView(row: AlertViewRow): AlertView {
+export function alertView(row: AlertViewRow): Alert {
   return {
     id: row.id,
     project_id: row.project_id,

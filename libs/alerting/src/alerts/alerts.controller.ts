@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { IdParam } from '@platform/core';
+import { ApiData, ApiErrors, IdParam } from '@platform/core';
+import { AlertEventResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import {
   ALERT_LIST_DEFAULT_LIMIT,
@@ -14,6 +15,7 @@ import {
   ALERT_EVENTS_MAX_LIMIT,
   AlertsService,
 } from './alerts.service.js';
+import { ACKNOWLEDGER_MODELS, Alert } from './alerts.openapi.js';
 
 /**
  * Alerts of a project (scope resource `alerts`): the list and one alert. Acknowledgement
@@ -32,6 +34,12 @@ export class AlertsController {
   constructor(private readonly alerts: AlertsService) {}
 
   @Get()
+  @ApiData(Alert, {
+    list: true,
+    extraModels: ACKNOWLEDGER_MODELS,
+    description: 'a page of alerts with `metadata.total`',
+  })
+  @ApiErrors(401, 403, 404, 422)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
   @ApiQuery({
     name: 'q',
@@ -62,6 +70,8 @@ export class AlertsController {
   }
 
   @Get(':id')
+  @ApiData(Alert, { extraModels: ACKNOWLEDGER_MODELS, description: 'the alert' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
   show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.alerts.show(principal.projectId!, id);
@@ -80,6 +90,11 @@ export class AlertEventsController {
   constructor(private readonly alerts: AlertsService) {}
 
   @Get()
+  @ApiData(AlertEventResponseDto, {
+    list: true,
+    description: 'a page of the timeline, oldest first, with `metadata.total`',
+  })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alert_events' })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'offset', required: false })

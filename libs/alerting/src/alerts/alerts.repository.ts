@@ -12,10 +12,10 @@ import {
 import {
   ALERT_VIEW_COLUMNS,
   ALERT_VIEW_JOINS,
-  type AlertView,
   alertView,
   type AlertViewRow,
 } from './alert-view.js';
+import type { Alert } from './alerts.openapi.js';
 import { AlertSearchTexts } from './alert-search-texts.js';
 
 export interface AlertEventRow {
@@ -211,7 +211,7 @@ export class AlertsRepository {
   async list(
     projectId: string,
     filter: AlertListFilter,
-  ): Promise<{ items: AlertView[]; total: number; source: SearchTotalSource | null }> {
+  ): Promise<{ items: Alert[]; total: number; source: SearchTotalSource | null }> {
     // PostgreSQL text never holds NUL, so such a search matches nothing (and cannot be sent).
     if (filter.q?.includes('\u0000')) return { items: [], total: 0, source: null };
     const term = keptTerm(filter);
@@ -393,7 +393,7 @@ export class AlertsRepository {
     projectId: string,
     ids: readonly string[],
     manager?: EntityManager,
-  ): Promise<AlertView[]> {
+  ): Promise<Alert[]> {
     if (ids.length === 0) return [];
     const rows: AlertViewRow[] = await (manager ?? this.dataSource).query(
       `SELECT ${ALERT_VIEW_COLUMNS}
@@ -406,11 +406,7 @@ export class AlertsRepository {
     return rows.map(alertView);
   }
 
-  async findView(
-    projectId: string,
-    id: string,
-    manager?: EntityManager,
-  ): Promise<AlertView | null> {
+  async findView(projectId: string, id: string, manager?: EntityManager): Promise<Alert | null> {
     return (await this.findViews(projectId, [id], manager))[0] ?? null;
   }
 

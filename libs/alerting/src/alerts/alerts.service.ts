@@ -1,9 +1,10 @@
+import type { AlertEventResponseDto } from '../alerting.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { ListResult, MetricsService } from '@platform/core';
 import type { Counter } from 'prom-client';
 import { alertingNotFound } from '../alerting-exception.js';
 import { type AlertListFilter } from './alert-list-query.js';
-import type { AlertView } from './alert-view.js';
+import type { Alert } from './alerts.openapi.js';
 import { type AlertEventRow, AlertsRepository } from './alerts.repository.js';
 
 const SEARCH_TOTALS = 'alert_search_totals_total';
@@ -11,7 +12,7 @@ const SEARCH_TOTALS = 'alert_search_totals_total';
 export const ALERT_EVENTS_DEFAULT_LIMIT = 100;
 export const ALERT_EVENTS_MAX_LIMIT = 500;
 
-const eventView = (e: AlertEventRow) => ({
+const eventView = (e: AlertEventRow): AlertEventResponseDto => ({
   id: e.id,
   alert_id: e.alert_id,
   kind: e.kind,
@@ -34,13 +35,13 @@ export class AlertsService {
     );
   }
 
-  async list(projectId: string, filter: AlertListFilter): Promise<ListResult<AlertView>> {
+  async list(projectId: string, filter: AlertListFilter): Promise<ListResult<Alert>> {
     const page = await this.alerts.list(projectId, filter);
     if (page.source !== null) this.searchTotals.inc({ source: page.source });
     return new ListResult(page.items, page.total);
   }
 
-  async show(projectId: string, id: string): Promise<AlertView> {
+  async show(projectId: string, id: string): Promise<Alert> {
     return (await this.alerts.findView(projectId, id)) ?? notFound();
   }
 

@@ -6,3 +6,4 @@ export * from './alerts.repository.js';
 export * from '../suppression/suppression.js';
 export * from '../suppression/suppression.module.js';
 export * from '../suppression/suppression.service.js';
+export * from './alerts.openapi.js';

@@ -1,7 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { IdParam, ListResult } from '@platform/core';
+import { ApiData, ApiErrors, IdParam, ListResult } from '@platform/core';
+import {
+  DeliveryResponseDto,
+  NotificationEndpointResponseDto,
+  NotificationEndpointWithSecretResponseDto,
+} from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal, principalMay } from '@platform/identity';
 import { CreateEndpointBody, UpdateEndpointBody } from './notification-endpoints.dto.js';
 import { NotificationEndpointsService } from './notification-endpoints.service.js';
@@ -51,24 +56,35 @@ export class NotificationEndpointsController {
   constructor(private readonly endpoints: NotificationEndpointsService) {}
 
   @Get()
+  @ApiData(NotificationEndpointResponseDto, { list: true, description: 'the endpoints' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   list(@CurrentPrincipal() principal: Principal) {
     return this.endpoints.list(principal.projectId!);
   }
 
   @Post()
+  @ApiData(NotificationEndpointWithSecretResponseDto, {
+    status: 201,
+    description: 'the new endpoint, with its secret',
+  })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'project', permission: 'alerts:create', scopeResource: RESOURCE })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateEndpointBody) {
     return this.endpoints.create(principal.projectId!, body);
   }
 
   @Get(':id')
+  @ApiData(NotificationEndpointResponseDto, { description: 'the endpoint' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.endpoints.show(principal.projectId!, id);
   }
 
   @Patch(':id')
+  @ApiData(NotificationEndpointResponseDto, { description: 'the changed endpoint' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: RESOURCE })
   update(
     @CurrentPrincipal() principal: Principal,
@@ -85,6 +101,8 @@ export class NotificationEndpointsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the endpoint is deleted' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   async remove(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     await this.endpoints.remove(principal.projectId!, id);
@@ -92,12 +110,21 @@ export class NotificationEndpointsController {
 
   @Post(':id/rotate_secret')
   @HttpCode(200)
+  @ApiData(NotificationEndpointWithSecretResponseDto, {
+    description: 'the endpoint with its new secret',
+  })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   rotateSecret(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.endpoints.rotateSecret(principal.projectId!, id);
   }
 
   @Get(':id/deliveries')
+  @ApiData(DeliveryResponseDto, {
+    list: true,
+    description: 'a page of deliveries, newest first, with `metadata.total`',
+  })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   async deliveries(
     @CurrentPrincipal() principal: Principal,
@@ -114,6 +141,8 @@ export class NotificationEndpointsController {
 
   @Post(':id/test')
   @HttpCode(202)
+  @ApiData(DeliveryResponseDto, { status: 202, description: 'the test delivery, queued' })
+  @ApiErrors(401, 403, 404, 429)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   sendTest(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.endpoints.sendTest(principal.projectId!, id);

@@ -1,3 +1,4 @@
+import type { DeliveryResponseDto, NotificationEndpointResponseDto } from '../alerting.openapi.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { OutboundHttp } from '@platform/outbound';
@@ -22,7 +23,7 @@ import {
   type WebhookDeliveryPolicy,
 } from './webhook-policy.js';
 
-export function endpointView(row: EndpointRow) {
+export function endpointView(row: EndpointRow): NotificationEndpointResponseDto {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -39,7 +40,11 @@ export function endpointView(row: EndpointRow) {
  * A delivery with its attempts. `showResponses` false blanks the receivers' answers
  * (`response_body` null): an excerpt is for those who may edit the endpoint.
  */
-export function deliveryView(row: DeliveryRow, attempts: AttemptRow[], showResponses = true) {
+export function deliveryView(
+  row: DeliveryRow,
+  attempts: AttemptRow[],
+  showResponses = true,
+): DeliveryResponseDto {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,

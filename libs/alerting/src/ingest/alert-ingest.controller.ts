@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { MultiErrorEnvelope } from '@platform/core';
+import { ApiData, ApiErrors, MultiErrorEnvelope } from '@platform/core';
+import { IngestResponseDto, IngestTokenResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { AlertIngestService } from './alert-ingest.service.js';
 import { IngestTokensService } from './ingest-tokens.service.js';
@@ -20,6 +21,12 @@ export class AlertIngestController {
   constructor(private readonly ingestion: AlertIngestService) {}
 
   @Post('alerts')
+  @ApiData(IngestResponseDto, { description: 'the alerts accepted, and those refused by index' })
+  @ApiErrors(400, 401, 403, 404, 413, 415, 422, 429, [
+    502,
+    'nothing_processed',
+    'no alert of the payload could be stored',
+  ])
   @HttpCode(200)
   @MultiErrorEnvelope()
   @Authenticated({
@@ -46,6 +53,11 @@ export class IngestTokensController {
   constructor(private readonly ingestTokens: IngestTokensService) {}
 
   @Post('alert_ingest_tokens')
+  @ApiData(IngestTokenResponseDto, {
+    status: 201,
+    description: 'the token, with its secret and a receiver snippet',
+  })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',

@@ -1,3 +1,4 @@
+import type { IngestResponseDto } from '../alerting.openapi.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
@@ -12,11 +13,6 @@ import {
   payloadAlerts,
   payloadStatus,
 } from './alertmanager-payload.js';
-
-export interface IngestResult {
-  processed: number;
-  errors: IngestAlertError[];
-}
 
 /**
  * Alertmanager webhooks (payload version 4) into alerts:
@@ -49,7 +45,7 @@ export class AlertIngestService {
     private readonly jobs: JobQueue,
   ) {}
 
-  async ingest(projectId: string, body: unknown): Promise<IngestResult> {
+  async ingest(projectId: string, body: unknown): Promise<IngestResponseDto> {
     const alerts = payloadAlerts(body);
     if (!alerts) {
       throw new AlertingException(

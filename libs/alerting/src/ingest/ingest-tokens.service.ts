@@ -1,3 +1,4 @@
+import type { IngestTokenResponseDto } from '../alerting.openapi.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@platform/core';
 import { organizationOf, type Principal, TokensService } from '@platform/identity';
@@ -27,7 +28,7 @@ export class IngestTokensService {
     projectId: string,
     name = DEFAULT_INGEST_TOKEN_NAME,
     currentPassword?: string,
-  ) {
+  ): Promise<IngestTokenResponseDto> {
     const minted = await this.tokens.mint(
       principal,
       organizationOf(principal),

@@ -1,8 +1,9 @@
+import type { AlertRouteResponseDto } from '../alerting.openapi.js';
 import type { AlertRouteRow } from './alert-routes.repository.js';
 import type { RoutableRoute } from './routing.js';
 
 /** The route as the API shows it. */
-export function alertRouteView(row: AlertRouteRow) {
+export function alertRouteView(row: AlertRouteRow): AlertRouteResponseDto {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -23,8 +24,6 @@ export function alertRouteView(row: AlertRouteRow) {
     updated_at: row.updated_at,
   };
 }
-
-export type AlertRouteView = ReturnType<typeof alertRouteView>;
 
 /** A stored route as routing sees it. */
 export function routableOf<

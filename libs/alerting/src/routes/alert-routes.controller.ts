@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { IdParam as Id } from '@platform/core';
+import { ApiData, ApiErrors, IdParam as Id } from '@platform/core';
+import { AlertRoutePreviewResponseDto, AlertRouteResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import {
   CloneAlertRouteBody,
@@ -28,12 +29,16 @@ export class AlertRoutesController {
   constructor(private readonly routes: AlertRoutesService) {}
 
   @Get()
+  @ApiData(AlertRouteResponseDto, { list: true, description: 'the routes in evaluation order' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   list(@CurrentPrincipal() principal: Principal) {
     return this.routes.list(principal.projectId!);
   }
 
   @Post()
+  @ApiData(AlertRouteResponseDto, { status: 201, description: 'the new route' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',
@@ -46,18 +51,24 @@ export class AlertRoutesController {
 
   @Post('preview')
   @HttpCode(200)
+  @ApiData(AlertRoutePreviewResponseDto, { description: 'how the routes would take the alert' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   preview(@CurrentPrincipal() principal: Principal, @Body() body: PreviewAlertRouteBody) {
     return this.routes.preview(principal.projectId!, body);
   }
 
   @Get(':id')
+  @ApiData(AlertRouteResponseDto, { description: 'the route' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   show(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.routes.show(principal.projectId!, id);
   }
 
   @Patch(':id')
+  @ApiData(AlertRouteResponseDto, { description: 'the changed route' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: RESOURCE })
   update(
     @CurrentPrincipal() principal: Principal,
@@ -69,12 +80,16 @@ export class AlertRoutesController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the route is deleted' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   async delete(@CurrentPrincipal() principal: Principal, @Id('id') id: string): Promise<void> {
     await this.routes.delete(principal.projectId!, id);
   }
 
   @Post(':id/clone')
+  @ApiData(AlertRouteResponseDto, { status: 201, description: 'the copy' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   clone(
     @CurrentPrincipal() principal: Principal,

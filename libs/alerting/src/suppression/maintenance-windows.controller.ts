@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { IdParam } from '@platform/core';
+import { ApiData, ApiErrors, IdParam } from '@platform/core';
+import { MaintenanceWindowResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { MaintenanceWindowsService } from './maintenance-windows.service.js';
 import { CreateMaintenanceWindowBody, UpdateMaintenanceWindowBody } from './suppression.dto.js';
@@ -18,6 +19,8 @@ export class MaintenanceWindowsController {
   constructor(private readonly windows: MaintenanceWindowsService) {}
 
   @Get()
+  @ApiData(MaintenanceWindowResponseDto, { list: true, description: 'the maintenance windows' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:read',
@@ -28,6 +31,8 @@ export class MaintenanceWindowsController {
   }
 
   @Post()
+  @ApiData(MaintenanceWindowResponseDto, { status: 201, description: 'the new window' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:create',
@@ -38,6 +43,8 @@ export class MaintenanceWindowsController {
   }
 
   @Get(':id')
+  @ApiData(MaintenanceWindowResponseDto, { description: 'the window' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:read',
@@ -48,6 +55,8 @@ export class MaintenanceWindowsController {
   }
 
   @Patch(':id')
+  @ApiData(MaintenanceWindowResponseDto, { description: 'the changed window' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:update',
@@ -63,6 +72,8 @@ export class MaintenanceWindowsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the window is deleted' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { IdParam } from '@platform/core';
+import { ApiData, ApiErrors, IdParam } from '@platform/core';
+import { SilenceResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { SilencesService } from './silences.service.js';
 import { CreateSilenceBody } from './suppression.dto.js';
@@ -18,12 +19,16 @@ export class SilencesController {
   constructor(private readonly silences: SilencesService) {}
 
   @Get()
+  @ApiData(SilenceResponseDto, { list: true, description: "the alert's silences, newest first" })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alert_silences' })
   list(@CurrentPrincipal() principal: Principal, @IdParam('alert_id') alertId: string) {
     return this.silences.list(principal.projectId!, alertId);
   }
 
   @Post()
+  @ApiData(SilenceResponseDto, { status: 201, description: 'the new silence' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:create',
@@ -39,6 +44,8 @@ export class SilencesController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the silence is expired' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',

@@ -1,10 +1,15 @@
+import type {
+  AuthorDto,
+  MaintenanceWindowResponseDto,
+  SilenceResponseDto,
+} from '../alerting.openapi.js';
 import { isActive } from './suppression.js';
 import type { MaintenanceWindowRow, SilenceRow } from './suppression.repository.js';
 
-const author = (id: string | null, name: string | null) =>
+const author = (id: string | null, name: string | null): AuthorDto | null =>
   id !== null && name !== null ? { id, name } : null;
 
-export const silenceView = (s: SilenceRow, now: Date) => ({
+export const silenceView = (s: SilenceRow, now: Date): SilenceResponseDto => ({
   id: s.id,
   alert_id: s.alert_id,
   starts_at: s.starts_at,
@@ -15,7 +20,10 @@ export const silenceView = (s: SilenceRow, now: Date) => ({
   active: isActive(s, now),
 });
 
-export const maintenanceWindowView = (w: MaintenanceWindowRow, now: Date) => ({
+export const maintenanceWindowView = (
+  w: MaintenanceWindowRow,
+  now: Date,
+): MaintenanceWindowResponseDto => ({
   id: w.id,
   project_id: w.project_id,
   name: w.name,

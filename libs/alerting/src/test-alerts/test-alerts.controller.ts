@@ -1,8 +1,10 @@
 import { Body, Controller, Post } from '@nestjs/common';
-import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { type AuditActor, CurrentActor } from '@platform/audit';
 import { RequiresCapability } from '@platform/capabilities';
+import { ApiData, ApiErrors } from '@platform/core';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import { ACKNOWLEDGER_MODELS, Alert } from '../alerts/alerts.openapi.js';
 import { TestAlertsService } from './test-alerts.service.js';
 import { CreateTestAlertBody } from './test-alerts.dto.js';
 
@@ -24,14 +26,23 @@ export class TestAlertsController {
     scopeResource: 'alerts',
     scopeLevel: 'delete',
   })
-  @ApiResponse({ status: 201, description: 'the alert created, firing' })
-  @ApiResponse({ status: 404, description: 'not_found: route_id names no route of this project' })
-  @ApiResponse({ status: 422, description: 'validation_failed: route_id or labels' })
-  @ApiResponse({
-    status: 429,
-    description:
-      'throttled: more than 6 test alerts within a minute by this credential in this project; Retry-After gives the seconds to wait',
+  @ApiData(Alert, {
+    status: 201,
+    extraModels: ACKNOWLEDGER_MODELS,
+    description: 'the alert created, firing',
   })
+  @ApiErrors(
+    400,
+    401,
+    403,
+    [404, 'not_found', 'the project is unknown, or route_id names no route of this project'],
+    [422, 'validation_failed', 'route_id or labels'],
+    [
+      429,
+      'throttled',
+      'more than 6 test alerts within a minute by this credential in this project; Retry-After gives the seconds to wait',
+    ],
+  )
   create(
     @CurrentPrincipal() principal: Principal,
     @CurrentActor() actor: AuditActor,

@@ -4,7 +4,7 @@ import { type AuditActor, AuditLog } from '@platform/audit';
 import { APP_CONFIG, type AppConfig } from '@platform/core';
 import { organizationOf, type Principal } from '@platform/identity';
 import { alertingNotFound, alertingValidation } from '../alerting-exception.js';
-import type { AlertView } from '../alerts/alert-view.js';
+import type { Alert } from '../alerts/alerts.openapi.js';
 import { AlertsRepository } from '../alerts/alerts.repository.js';
 import { AlertIngestService } from '../ingest/alert-ingest.service.js';
 import { AlertRoutesRepository } from '../routes/alert-routes.repository.js';
@@ -42,11 +42,7 @@ export class TestAlertsService {
     private readonly audit: AuditLog,
   ) {}
 
-  async create(
-    principal: Principal,
-    actor: AuditActor,
-    body: CreateTestAlertBody,
-  ): Promise<AlertView> {
+  async create(principal: Principal, actor: AuditActor, body: CreateTestAlertBody): Promise<Alert> {
     const projectId = principal.projectId!;
     await this.throttle.take(projectId, actor.credential?.id ?? `account:${actor.accountId}`);
     const route = body.route_id ? await this.routes.find(projectId, body.route_id) : null;

@@ -1,3 +1,8 @@
+import type {
+  FeatureGrantResponseDto,
+  FeatureResponseDto,
+  KindsConfigurationDto,
+} from '../capabilities.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import type { Principal } from '@platform/identity';
@@ -11,10 +16,10 @@ import {
 } from './capabilities.repository.js';
 import { effectiveKinds, type KindSet, kindsBeyond, limitChange, normalizeKinds } from './kinds.js';
 
-export const kindsConfiguration = (kinds: KindSet) =>
+export const kindsConfiguration = (kinds: KindSet): KindsConfigurationDto | null =>
   kinds === null ? null : { allowed_kinds: [...kinds] };
 
-export function featureView(feature: FeatureRow, limit: KindSet) {
+export function featureView(feature: FeatureRow, limit: KindSet): FeatureResponseDto {
   return {
     key: feature.key,
     name: feature.name,
@@ -25,7 +30,7 @@ export function featureView(feature: FeatureRow, limit: KindSet) {
   };
 }
 
-export function grantView(row: ProjectFeatureRow) {
+export function grantView(row: ProjectFeatureRow): FeatureGrantResponseDto {
   const grant = row.granted ? row.grant_kinds : undefined;
   return {
     feature_key: row.key,

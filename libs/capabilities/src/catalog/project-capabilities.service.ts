@@ -1,3 +1,4 @@
+import type { ProjectDetailResponseDto } from '../capabilities.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { ProjectsRepository, projectView } from '@platform/identity';
 import { CapabilitiesErrorCode, CapabilitiesException } from '../capabilities-exception.js';
@@ -22,7 +23,7 @@ export class ProjectCapabilitiesService {
   }
 
   /** The project detail with `effective_app_kinds`: the app kinds it may create right now. */
-  async detail(projectId: string) {
+  async detail(projectId: string): Promise<ProjectDetailResponseDto> {
     const project = await this.projects.findById(projectId);
     if (!project)
       throw new CapabilitiesException(CapabilitiesErrorCode.NotFound, 'Project not found');

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { IdParam as Id } from '@platform/core';
+import { ApiData, ApiErrors, IdParam as Id } from '@platform/core';
+import { FeatureRequestResponseDto } from '../capabilities.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import {
   ApproveFeatureRequestBody,
@@ -16,6 +17,8 @@ export class FeatureRequestsController {
   constructor(private readonly requests: FeatureRequestsService) {}
 
   @Post()
+  @ApiData(FeatureRequestResponseDto, { status: 201, description: 'the pending request' })
+  @ApiErrors(400, 401, 403, 404, 409, 422)
   @Authenticated({ scope: 'project' })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateFeatureRequestBody) {
     return this.requests.create(
@@ -30,12 +33,16 @@ export class FeatureRequestsController {
   }
 
   @Get()
+  @ApiData(FeatureRequestResponseDto, { list: true, description: 'the requests of the project' })
+  @ApiErrors(401, 403, 404, 422)
   @Authenticated({ scope: 'project' })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListFeatureRequestsQuery) {
     return this.requests.list(principal.projectId!, query.status);
   }
 
   @Get(':id')
+  @ApiData(FeatureRequestResponseDto, { description: 'the request' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'project' })
   show(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.requests.show(principal.projectId!, id);
@@ -43,6 +50,8 @@ export class FeatureRequestsController {
 
   @Post(':id/approve')
   @HttpCode(200)
+  @ApiData(FeatureRequestResponseDto, { description: 'the approved request' })
+  @ApiErrors(400, 401, 403, 404, 409, 422)
   @Authenticated({ scope: 'project', permission: 'organization:update' })
   approve(
     @CurrentPrincipal() principal: Principal,
@@ -59,6 +68,8 @@ export class FeatureRequestsController {
 
   @Post(':id/reject')
   @HttpCode(200)
+  @ApiData(FeatureRequestResponseDto, { description: 'the rejected request' })
+  @ApiErrors(400, 401, 403, 404, 409, 422)
   @Authenticated({ scope: 'project', permission: 'organization:update' })
   reject(
     @CurrentPrincipal() principal: Principal,

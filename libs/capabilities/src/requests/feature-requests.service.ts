@@ -1,3 +1,4 @@
+import type { FeatureRequestResponseDto } from '../capabilities.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { type Principal, ProjectsRepository } from '@platform/identity';
@@ -19,7 +20,7 @@ import {
   type FeatureRequestStatus,
 } from './feature-requests.repository.js';
 
-export function featureRequestView(row: FeatureRequestRow) {
+export function featureRequestView(row: FeatureRequestRow): FeatureRequestResponseDto {
   return {
     id: row.id,
     project_id: row.project_id,

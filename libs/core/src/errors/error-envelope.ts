@@ -11,6 +11,12 @@ export class ErrorEnvelopeItem {
 
   @ApiProperty({ example: 422 })
   status!: number;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'alert ingest: the index of the alert' })
+  index?: number;
+
+  @ApiPropertyOptional({ description: 'alert ingest: the fingerprint of the alert, if it had one' })
+  fingerprint?: string;
 }
 
 /** The body of every error response. */

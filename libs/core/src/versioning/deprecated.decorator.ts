@@ -1,4 +1,5 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 
 /** Marks a route deprecated (Versioning rule 6): it keeps serving until `sunset`, then answers 410. */
 export interface DeprecationNotice {
@@ -23,8 +24,12 @@ export const Deprecated = (notice: {
     guide: notice.guide,
   } satisfies DeprecationNotice);
 
+/** The OpenAPI extension that marks an operation outside the versioned API. */
+export const UNVERSIONED_EXTENSION = 'x-unversioned';
+
 /** Routes outside the versioned API (probes, metrics, the OpenAPI document). */
-export const Unversioned = (): MethodDecorator & ClassDecorator => SetMetadata(UNVERSIONED, true);
+export const Unversioned = (): MethodDecorator & ClassDecorator =>
+  applyDecorators(SetMetadata(UNVERSIONED, true), ApiExtension(UNVERSIONED_EXTENSION, true));
 
 export function deprecationHeaders(notice: DeprecationNotice): Record<string, string> {
   return {

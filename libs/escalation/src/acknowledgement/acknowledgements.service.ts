@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type AlertView, AlertsRepository } from '@platform/alerting';
+import { type Alert, AlertsRepository } from '@platform/alerting';
 import { Clock } from '@platform/core';
 import { escalationNotFound, linkSuperseded } from '../escalation-exception.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
@@ -48,7 +48,7 @@ export class AcknowledgementsService {
    * Answers the updated alert; 404 when the alert is not there (or not in `projectId`), 410
    * `link_superseded` when `onlyCurrentInstance` and the instance is no longer current.
    */
-  async acknowledge({ onlyCurrentInstance, ...request }: AcknowledgeRequest): Promise<AlertView> {
+  async acknowledge({ onlyCurrentInstance, ...request }: AcknowledgeRequest): Promise<Alert> {
     const at = this.clock.now();
     const { view, halted } = await this.repository.transaction(async (manager) => {
       const alert = await this.repository.lockAlert(manager, request.alertId, request.projectId);
@@ -75,7 +75,7 @@ export class AcknowledgementsService {
     projectId: string,
     alertId: string,
     by: { id: string; name: string },
-  ): Promise<AlertView> {
+  ): Promise<Alert> {
     const at = this.clock.now();
     return this.repository.transaction(async (manager) => {
       if (!(await this.repository.lockAlert(manager, alertId, projectId)))

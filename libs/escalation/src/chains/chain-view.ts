@@ -1,8 +1,9 @@
 import type { StepSnapshot } from './chain-snapshot.js';
 import type { ChainRow, StepRow } from './chains.repository.js';
+import type { EscalationChain, EscalationStep } from './chains.openapi.js';
 
 /** A step as the API shows it. */
-export function stepView(row: StepRow) {
+export function stepView(row: StepRow): EscalationStep {
   return {
     id: row.id,
     chain_id: row.chain_id,
@@ -18,10 +19,8 @@ export function stepView(row: StepRow) {
   };
 }
 
-export type StepView = ReturnType<typeof stepView>;
-
 /** A chain as the API shows it, with its steps in order. */
-export function chainView(row: ChainRow, steps: readonly StepRow[]) {
+export function chainView(row: ChainRow, steps: readonly StepRow[]): EscalationChain {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -34,8 +33,6 @@ export function chainView(row: ChainRow, steps: readonly StepRow[]) {
     updated_at: row.updated_at,
   };
 }
-
-export type ChainView = ReturnType<typeof chainView>;
 
 /** The columns of a stored step that decide whom it pages. */
 export function stepSnapshot(row: StepRow): StepSnapshot {

@@ -61,11 +61,11 @@ export class EscalationStep {
   })
   channels!: string[];
 
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: Date;
 }
 
 /** An escalation chain with its steps in order. */
@@ -106,11 +106,11 @@ export class EscalationChain {
   })
   steps!: EscalationStep[];
 
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: Date;
 }
 
 /** An account a step would page. */

@@ -1,4 +1,6 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiSecurity } from '@nestjs/swagger';
+import { SECURITY_SCHEMES } from '@platform/core';
 import type { Category, Level } from './permissions.js';
 
 /**
@@ -41,6 +43,15 @@ export interface AccessPolicy {
 
 export const ACCESS_POLICY = 'platform:access-policy';
 
-/** Declares who may call a route; read by the global AccessGuard. */
+/**
+ * Declares who may call a route; read by the global AccessGuard. The OpenAPI document shows
+ * the credentials it takes: a bearer (session JWT or API token) or the session cookie, and an
+ * ingest token where the policy accepts one.
+ */
 export const Authenticated = (policy: AccessPolicy): MethodDecorator & ClassDecorator =>
-  SetMetadata(ACCESS_POLICY, policy);
+  applyDecorators(
+    SetMetadata(ACCESS_POLICY, policy),
+    ApiSecurity(SECURITY_SCHEMES.bearer),
+    ApiSecurity(SECURITY_SCHEMES.session),
+    ...(policy.acceptsIngestToken ? [ApiSecurity(SECURITY_SCHEMES.ingestToken)] : []),
+  );

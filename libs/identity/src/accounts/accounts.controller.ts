@@ -1,7 +1,9 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { confinementOf, CurrentPrincipal, type Principal } from '../access/principal.js';
+import { AccountResponseDto } from '../identity.openapi.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 
 @ApiTags('accounts')
@@ -14,8 +16,13 @@ export class AccountsController {
    * request resolves to (null when ambiguous).
    */
   @Get('me')
+  @ApiData(AccountResponseDto, { description: 'the account with its memberships' })
+  @ApiErrors(401, 403)
   @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
-  async me(@CurrentPrincipal() principal: Principal, @Query('organization_id') requested?: string) {
+  async me(
+    @CurrentPrincipal() principal: Principal,
+    @Query('organization_id') requested?: string,
+  ): Promise<AccountResponseDto> {
     const confinedTo = confinementOf(principal);
     const memberships = (await this.memberships.listForAccount(principal.account.id)).filter(
       (m) => !confinedTo || m.organization_id === confinedTo,

@@ -1,12 +1,18 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
-import { Public } from '@platform/core';
+import { ApiData, ApiErrors, Public } from '@platform/core';
 import type { Request } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
 import { notFound } from '../identity-exception.js';
+import {
+  InvitationAcceptedResponseDto,
+  InvitationDeclinedResponseDto,
+  InvitationDetailsResponseDto,
+  InvitationResponseDto,
+} from '../identity.openapi.js';
 import { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
 import { InvitationsService } from './invitations.service.js';
 import { InviteeSessions } from './invitee-session.js';
@@ -20,6 +26,8 @@ export class InvitationsController {
   ) {}
 
   @Post('invitations')
+  @ApiData(InvitationResponseDto, { status: 201, description: 'the invitation, sent by e-mail' })
+  @ApiErrors(400, 401, 403, 404, 409, 422, 429)
   @Authenticated({ scope: 'organization', permission: 'members:create' })
   invite(
     @CurrentPrincipal() principal: Principal,
@@ -30,12 +38,16 @@ export class InvitationsController {
   }
 
   @Get('invite/:token')
+  @ApiData(InvitationDetailsResponseDto, { description: 'the pending invitation' })
+  @ApiErrors(404, 410)
   @Public()
   show(@Param('token') token: string) {
     return this.invitations.show(token);
   }
 
   @Get('invitations/details')
+  @ApiData(InvitationDetailsResponseDto, { description: 'the pending invitation' })
+  @ApiErrors(404, 410)
   @Public()
   details(@Query('token') token?: string) {
     if (!token) throw notFound('Invitation');
@@ -44,6 +56,8 @@ export class InvitationsController {
 
   /** Public: signing up through the invitation needs no session; signing in as the invitee does. */
   @Patch('invite/:token/accept')
+  @ApiData(InvitationAcceptedResponseDto, { description: 'the membership the invitation gave' })
+  @ApiErrors(400, 401, 403, 404, 409, 410, 422)
   @Public()
   async accept(
     @Req() request: Request,
@@ -54,6 +68,8 @@ export class InvitationsController {
   }
 
   @Patch('invite/:token/decline')
+  @ApiData(InvitationDeclinedResponseDto, { description: 'the invitation is declined' })
+  @ApiErrors(404, 410)
   @Public()
   decline(@Param('token') token: string) {
     return this.invitations.decline(token);

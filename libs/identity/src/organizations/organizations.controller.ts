@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
-import { Clock, IdParam as Id } from '@platform/core';
+import { ApiData, ApiErrors, Clock, IdParam as Id } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import {
   confinementOf,
@@ -10,6 +10,11 @@ import {
   type Principal,
 } from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
+import {
+  MembershipResponseDto,
+  OrganizationResponseDto,
+  ProjectResponseDto,
+} from '../identity.openapi.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { MembershipsService } from './memberships.service.js';
 import { CreateProjectBody, UpdateMembershipBody } from './organizations.dto.js';
@@ -29,20 +34,28 @@ export class OrganizationsController {
 
   /** The caller's organizations; a static token sees only its own. */
   @Get('organizations')
+  @ApiData(OrganizationResponseDto, { list: true, description: "the caller's organizations" })
+  @ApiErrors(401, 403)
   @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
-  async listOrganizations(@CurrentPrincipal() principal: Principal) {
+  async listOrganizations(
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<OrganizationResponseDto[]> {
     const confinedTo = confinementOf(principal);
     const organizations = await this.projects.listOrganizations(principal.account.id);
     return confinedTo ? organizations.filter((o) => o.id === confinedTo) : organizations;
   }
 
   @Get('organizations/:org_id/projects')
+  @ApiData(ProjectResponseDto, { list: true, description: 'the projects of the organization' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'organization', permission: 'projects:read' })
   async listProjects(@CurrentPrincipal() principal: Principal) {
     return (await this.projects.listForOrganization(organizationOf(principal))).map(projectView);
   }
 
   @Post('organizations/:org_id/projects')
+  @ApiData(ProjectResponseDto, { status: 201, description: 'the new project' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'organization', permission: 'projects:create' })
   async createProject(@CurrentPrincipal() principal: Principal, @Body() body: CreateProjectBody) {
     return projectView(
@@ -51,12 +64,16 @@ export class OrganizationsController {
   }
 
   @Get('organizations/:org_id/projects/:id')
+  @ApiData(ProjectResponseDto, { description: 'the project' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'organization', permission: 'projects:read' })
   showProject(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.organizations.project(organizationOf(principal), id);
   }
 
   @Get('memberships')
+  @ApiData(MembershipResponseDto, { list: true, description: 'the members of the organization' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'organization', permission: 'members:read' })
   async listMemberships(@CurrentPrincipal() principal: Principal) {
     return (await this.memberships.listForOrganization(organizationOf(principal))).map(
@@ -65,12 +82,16 @@ export class OrganizationsController {
   }
 
   @Get('memberships/:id')
+  @ApiData(MembershipResponseDto, { description: 'the membership' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'organization', permission: 'members:read' })
   showMembership(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.organizations.membership(organizationOf(principal), id);
   }
 
   @Patch('memberships/:id')
+  @ApiData(MembershipResponseDto, { description: 'the changed membership' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'organization', permission: 'members:update' })
   updateMembership(
     @CurrentPrincipal() principal: Principal,
@@ -83,6 +104,8 @@ export class OrganizationsController {
 
   @Delete('memberships/:id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the member left the organization' })
+  @ApiErrors(401, 403, 404, 422)
   @Authenticated({ scope: 'organization', permission: 'members:delete' })
   removeMembership(
     @CurrentPrincipal() principal: Principal,

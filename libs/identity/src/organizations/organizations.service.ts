@@ -1,3 +1,4 @@
+import type { MembershipResponseDto, ProjectResponseDto } from '../identity.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { effectivePermissions } from '../access/permissions.js';
 import type { Project } from '../entities.js';
@@ -5,7 +6,7 @@ import { notFound } from '../identity-exception.js';
 import { type MembershipView, MembershipsRepository } from './memberships.repository.js';
 import { ProjectsRepository } from './projects.repository.js';
 
-export function projectView(project: Project) {
+export function projectView(project: Project): ProjectResponseDto {
   return {
     id: project.id,
     organization_id: project.organizationId,
@@ -14,7 +15,7 @@ export function projectView(project: Project) {
   };
 }
 
-export function membershipView(m: MembershipView) {
+export function membershipView(m: MembershipView): MembershipResponseDto {
   return {
     id: m.id,
     organization_id: m.organization_id,

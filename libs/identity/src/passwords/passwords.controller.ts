@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Ip, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { Public } from '@platform/core';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, type Principal } from '../access/principal.js';
@@ -8,6 +8,7 @@ import { escapeHtml, page, wantsPage } from '../auth/html-page.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
 import { sendSession } from '../auth/session-cookies.js';
 import { IdentityException } from '../identity-exception.js';
+import { MessageResponseDto, SessionResponseDto } from '../identity.openapi.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { PasswordResetService } from './password-reset.service.js';
 import {
@@ -42,12 +43,16 @@ export class PasswordsController {
    */
   @Post('accounts/me/password')
   @HttpCode(200)
+  @ApiData(SessionResponseDto, {
+    description: 'the fresh session; the JWT is in the Authorization header',
+  })
+  @ApiErrors(400, 401, 403, 422, 429)
   @Authenticated({ scope: 'account', interactiveOnly: true })
   async change(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ChangePasswordBody,
     @Res({ passthrough: true }) response: Response,
-  ) {
+  ): Promise<SessionResponseDto> {
     const { account, token, expiresAt } = await this.changes.change(
       principal,
       body.current_password,
@@ -66,6 +71,11 @@ export class PasswordsController {
   @Public()
   @Post('password-reset')
   @HttpCode(202)
+  @ApiData(MessageResponseDto, {
+    status: 202,
+    description: 'the same answer whether or not the login exists',
+  })
+  @ApiErrors(400, 422, 429)
   requestReset(@Body() body: PasswordResetBody, @Ip() address: string | undefined) {
     return this.resets.request(body.login, address ?? null);
   }
@@ -73,6 +83,10 @@ export class PasswordsController {
   /** The page the reset e-mail's link opens: a form for the new password. */
   @Public()
   @Get('password-reset')
+  @ApiOkResponse({
+    description: 'an HTML form for the new password',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
   resetPage(@Query('token') token: unknown, @Res({ passthrough: true }) response: Response) {
     return page(response, 200, {
       title: 'Choose a new password',
@@ -87,6 +101,10 @@ export class PasswordsController {
   @Public()
   @Post('password-reset/confirm')
   @HttpCode(200)
+  @ApiData(MessageResponseDto, {
+    description: 'the password is changed (a short HTML page to the form post)',
+  })
+  @ApiErrors(400, 410, 422, 429)
   async confirmReset(
     @Body() body: ConfirmPasswordResetBody,
     @Req() request: Request,

@@ -1,11 +1,17 @@
 import { Body, Controller, Get, HttpCode, Ip, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { Public } from '@platform/core';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { page, wantsPage } from '../auth/html-page.js';
 import { LoginService } from '../auth/login.service.js';
 import { clearSession, presentedSessions, sendSession } from '../auth/session-cookies.js';
 import { IdentityException, notFound } from '../identity-exception.js';
+import {
+  EmailVerifiedResponseDto,
+  LegalDocumentResponseDto,
+  MessageResponseDto,
+  SessionResponseDto,
+} from '../identity.openapi.js';
 import { LegalRepository } from './legal.repository.js';
 import { LoginBody, ResendVerificationBody, SignupBody, VerifyEmailBody } from './signup.dto.js';
 import { SignupService } from './signup.service.js';
@@ -22,7 +28,9 @@ export class SignupController {
   ) {}
 
   @Get('legal/:doc_type')
-  async legalDocument(@Param('doc_type') docType: string) {
+  @ApiData(LegalDocumentResponseDto, { description: 'the current version of the document' })
+  @ApiErrors(404)
+  async legalDocument(@Param('doc_type') docType: string): Promise<LegalDocumentResponseDto> {
     const document = await this.legal.currentOf(docType);
     if (!document) throw notFound('Legal document');
     return {
@@ -36,12 +44,16 @@ export class SignupController {
   }
 
   @Post('create-account')
+  @ApiData(MessageResponseDto, { status: 201, description: 'the account exists, unverified' })
+  @ApiErrors(400, 409, 422, 429)
   createAccount(@Body() body: SignupBody, @Ip() address: string | undefined) {
     return this.signups.signup(body, address ?? null);
   }
 
   @Post('verify-email')
   @HttpCode(200)
+  @ApiData(EmailVerifiedResponseDto, { description: 'the address is verified' })
+  @ApiErrors(400, 422)
   verifyEmail(@Body() body: VerifyEmailBody) {
     return this.signups.verify(body.token);
   }
@@ -51,6 +63,10 @@ export class SignupController {
    * JSON envelope to `Accept: application/json`.
    */
   @Get('verify-email')
+  @ApiData(EmailVerifiedResponseDto, {
+    description: 'the address is verified (a short HTML page unless JSON is accepted)',
+  })
+  @ApiErrors(422)
   async verifyEmailLink(
     @Query('token') token: unknown,
     @Req() request: Request,
@@ -78,6 +94,11 @@ export class SignupController {
 
   @Post('resend-verification')
   @HttpCode(202)
+  @ApiData(MessageResponseDto, {
+    status: 202,
+    description: 'the same answer whether or not the login exists',
+  })
+  @ApiErrors(400, 422, 429)
   resendVerification(@Body() body: ResendVerificationBody, @Ip() address: string | undefined) {
     return this.signups.resend(body.login, address ?? null);
   }
@@ -85,11 +106,15 @@ export class SignupController {
   /** The JWT goes out in the Authorization header; browsers also get the session and CSRF cookies. */
   @Post('login')
   @HttpCode(200)
+  @ApiData(SessionResponseDto, {
+    description: 'the session; the JWT is in the Authorization header',
+  })
+  @ApiErrors(400, 401, 403, 422, 429)
   async login(
     @Body() body: LoginBody,
     @Ip() address: string | undefined,
     @Res({ passthrough: true }) response: Response,
-  ) {
+  ): Promise<SessionResponseDto> {
     const { account, token, expiresAt } = await this.logins.login(
       body.login,
       body.password,
@@ -111,6 +136,7 @@ export class SignupController {
    */
   @Post('logout')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the session ended and the cookies are cleared' })
   async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response) {
     await this.logins.logout(presentedSessions(request));
     clearSession(response);

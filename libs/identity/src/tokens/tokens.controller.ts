@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { IdParam } from '@platform/core';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors, IdParam } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
+import { MintedTokenResponseDto, TokenResponseDto } from '../identity.openapi.js';
 import { CreateTokenBody } from './tokens.dto.js';
 import { TokensService } from './tokens.service.js';
 
@@ -12,6 +13,8 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Post('tokens')
+  @ApiData(MintedTokenResponseDto, { status: 201, description: 'the token, with its secret' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'organization', permission: 'tokens:create', interactiveOnly: true })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenBody) {
     return this.tokens.mint(principal, organizationOf(principal), body.token, {
@@ -20,6 +23,8 @@ export class TokensController {
   }
 
   @Post('organizations/:org_id/api_tokens')
+  @ApiData(MintedTokenResponseDto, { status: 201, description: 'the token, with its secret' })
+  @ApiErrors(400, 401, 403, 404, 422)
   @Authenticated({ scope: 'organization', permission: 'tokens:create', interactiveOnly: true })
   createForOrganization(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenBody) {
     return this.tokens.mint(principal, organizationOf(principal), body.token, {
@@ -28,6 +33,8 @@ export class TokensController {
   }
 
   @Get('tokens')
+  @ApiData(TokenResponseDto, { list: true, description: 'the tokens of the organization' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'organization', permission: 'tokens:read' })
   list(@CurrentPrincipal() principal: Principal) {
     return this.tokens.list(organizationOf(principal));
@@ -36,6 +43,8 @@ export class TokensController {
   /** Members manage their own tokens (tokens:create); tokens:delete revokes anyone's. */
   @Delete('tokens/:id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the token is revoked' })
+  @ApiErrors(401, 403, 404)
   @Authenticated({ scope: 'organization', permission: 'tokens:create' })
   async revoke(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<void> {
     await this.tokens.revoke(principal, organizationOf(principal), id);

@@ -1,3 +1,4 @@
+import type { TokenResponseDto } from '../identity.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { actorOf, AuditLog } from '@platform/audit';
 import { Clock } from '@platform/core';
@@ -14,7 +15,7 @@ import { TokensRepository } from './tokens.repository.js';
 /** Raw values start with a kind-specific prefix so leaked tokens are recognisable. */
 export const TOKEN_PREFIX: Record<TokenKind, string> = { api: 'hq_pat_', ingest: 'hq_ing_' };
 
-export function tokenView(token: ApiToken) {
+export function tokenView(token: ApiToken): TokenResponseDto {
   return {
     token_id: token.id,
     name: token.name,

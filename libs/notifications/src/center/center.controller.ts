@@ -1,6 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { Clock, IdParam, ListResult, NotIdParams, UUID_PATTERN } from '@platform/core';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiData,
+  ApiErrors,
+  Clock,
+  IdParam,
+  ListResult,
+  NotIdParams,
+  UUID_PATTERN,
+} from '@platform/core';
 import {
   type AccessPolicy,
   Authenticated,
@@ -10,6 +18,15 @@ import {
 } from '@platform/identity';
 import type { Broadcast, NotificationAbsence } from '../entities.js';
 import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
+import {
+  AbsenceResponseDto,
+  BroadcastResponseDto,
+  NotificationCategoryResponseDto,
+  NotificationReadResponseDto,
+  NotificationResponseDto,
+  OkResponseDto,
+  UnreadCountResponseDto,
+} from '../notifications.openapi.js';
 import { AbsencesRepository } from './absences.repository.js';
 import { BroadcastsRepository } from './broadcasts.repository.js';
 import { CreateAbsenceBody, CreateBroadcastBody } from './center.dto.js';
@@ -37,7 +54,7 @@ function unreadFilter(value?: string): boolean | undefined {
   return value === 'true' ? true : value === 'false' ? false : undefined;
 }
 
-const absenceView = (a: NotificationAbsence) => ({
+const absenceView = (a: NotificationAbsence): AbsenceResponseDto => ({
   id: a.id,
   starts_at: a.startsAt,
   ends_at: a.endsAt,
@@ -45,7 +62,7 @@ const absenceView = (a: NotificationAbsence) => ({
   created_at: a.createdAt,
 });
 
-const broadcastView = (b: Broadcast) => ({
+const broadcastView = (b: Broadcast): BroadcastResponseDto => ({
   id: b.id,
   title: b.title,
   body: b.body,
@@ -83,13 +100,18 @@ export class NotificationCenterController {
   ) {}
 
   @Get('notifications')
+  @ApiData(NotificationResponseDto, {
+    list: true,
+    description: 'a page of notifications, newest first, with `metadata.total`',
+  })
+  @ApiErrors(401, 403)
   @Authenticated(READ_CENTER)
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query('unread') unread?: string,
     @Query('limit') limit?: string,
     @Query('offset') offset?: string,
-  ) {
+  ): Promise<ListResult<NotificationResponseDto>> {
     const paging = clampPaging(limit, offset);
     const page = await this.center.list(
       principal.account.id,
@@ -102,30 +124,41 @@ export class NotificationCenterController {
   }
 
   @Get('notifications/unread_count')
+  @ApiData(UnreadCountResponseDto, { description: 'the number of unread notifications' })
+  @ApiErrors(401, 403)
   @Authenticated(READ_CENTER)
-  async unreadCount(@CurrentPrincipal() principal: Principal) {
+  async unreadCount(@CurrentPrincipal() principal: Principal): Promise<UnreadCountResponseDto> {
     return {
       unread_count: await this.center.unreadCount(principal.account.id, confinementOf(principal)),
     };
   }
 
   @Patch('notifications/:id/read')
+  @ApiData(NotificationReadResponseDto, { description: 'the notification is read' })
+  @ApiErrors(401, 403, 404)
   @Authenticated(MARK_READ)
-  markRead(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
+  markRead(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id') id: string,
+  ): Promise<NotificationReadResponseDto> {
     return this.center.markRead(principal.account.id, confinementOf(principal), id);
   }
 
   @Post('notifications/mark_all_read')
   @HttpCode(200)
+  @ApiData(OkResponseDto, { description: 'every notification is read' })
+  @ApiErrors(401, 403)
   @Authenticated(MARK_READ)
-  async markAllRead(@CurrentPrincipal() principal: Principal) {
+  async markAllRead(@CurrentPrincipal() principal: Principal): Promise<OkResponseDto> {
     await this.center.markAllRead(principal.account.id, confinementOf(principal));
     return { ok: true };
   }
 
   @Get('notification_categories')
+  @ApiData(NotificationCategoryResponseDto, { list: true, description: 'the categories in order' })
+  @ApiErrors(401, 403)
   @Authenticated(READ_CENTER)
-  async categories() {
+  async categories(): Promise<NotificationCategoryResponseDto[]> {
     return (await this.center.categories()).map((c) => ({
       id: c.id,
       key: c.key,
@@ -139,11 +172,15 @@ export class NotificationCenterController {
   }
 
   @Get('notification_absences')
+  @ApiData(AbsenceResponseDto, { list: true, description: "the account's absences" })
+  @ApiErrors(401, 403)
   async listAbsences(@CurrentPrincipal() principal: Principal) {
     return (await this.absences.list(principal.account.id)).map(absenceView);
   }
 
   @Post('notification_absences')
+  @ApiData(AbsenceResponseDto, { status: 201, description: 'the new absence' })
+  @ApiErrors(400, 401, 403, 422)
   async createAbsence(@CurrentPrincipal() principal: Principal, @Body() body: CreateAbsenceBody) {
     const startsAt = new Date(body.starts_at);
     const endsAt = new Date(body.ends_at);
@@ -168,6 +205,8 @@ export class NotificationCenterController {
 
   @Delete('notification_absences/:id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the absence is deleted' })
+  @ApiErrors(401, 403, 404)
   async deleteAbsence(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
@@ -179,6 +218,8 @@ export class NotificationCenterController {
 
   /** Platform-wide, beyond any one organization: a platform admin's login session only. */
   @Post('admin/broadcasts')
+  @ApiData(BroadcastResponseDto, { status: 201, description: 'the published broadcast' })
+  @ApiErrors(400, 401, 403, 422)
   @Authenticated({ scope: 'account', platformAdmin: true, interactiveOnly: true })
   async publishBroadcast(
     @CurrentPrincipal() principal: Principal,
@@ -197,6 +238,8 @@ export class NotificationCenterController {
 
   /** The platform's banners, the same in every organization. */
   @Get('broadcasts/active')
+  @ApiData(BroadcastResponseDto, { list: true, description: 'the broadcasts not dismissed' })
+  @ApiErrors(401, 403)
   @Authenticated(READ_CENTER)
   async activeBroadcasts(@CurrentPrincipal() principal: Principal) {
     return (await this.broadcasts.active(principal.account.id, this.clock.now())).map(
@@ -210,8 +253,13 @@ export class NotificationCenterController {
    */
   @Post('broadcasts/:id/dismiss')
   @HttpCode(200)
+  @ApiData(OkResponseDto, { description: 'dismissed, also for an unknown id' })
+  @ApiErrors(401, 403)
   @NotIdParams('id')
-  async dismissBroadcast(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  async dismissBroadcast(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<OkResponseDto> {
     if (UUID_PATTERN.test(id))
       await this.broadcasts.dismiss(principal.account.id, id, this.clock.now());
     return { ok: true };

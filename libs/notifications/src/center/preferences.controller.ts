@@ -1,9 +1,10 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { Clock } from '@platform/core';
+import { ApiData, ApiErrors, Clock } from '@platform/core';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { CHANNELS } from '../entities.js';
 import { invalid, NotificationsErrorCode } from '../notifications-exception.js';
+import { OkResponseDto, PreferenceResponseDto } from '../notifications.openapi.js';
 import { NotificationCenterRepository } from './notification-center.repository.js';
 import { type PreferenceRow, PreferencesRepository } from './preferences.repository.js';
 
@@ -26,7 +27,9 @@ export class PreferencesController {
 
   /** The saved rows only; a category/channel without a row uses the category's defaults. */
   @Get()
-  async list(@CurrentPrincipal() principal: Principal) {
+  @ApiData(PreferenceResponseDto, { list: true, description: 'the saved preferences' })
+  @ApiErrors(401, 403)
+  async list(@CurrentPrincipal() principal: Principal): Promise<PreferenceResponseDto[]> {
     return (await this.preferences.list(principal.account.id)).map((p) => ({
       id: p.id,
       category_key: p.categoryKey,
@@ -37,6 +40,8 @@ export class PreferencesController {
 
   /** Upserts the sent rows atomically: one invalid row and nothing is saved. */
   @Patch()
+  @ApiData(OkResponseDto, { description: 'every row is saved' })
+  @ApiErrors(400, 401, 403, 422)
   @ApiBody({
     schema: {
       type: 'object',
@@ -57,7 +62,10 @@ export class PreferencesController {
       },
     },
   })
-  async update(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+  ): Promise<OkResponseDto> {
     const rows = this.validate(body, await this.configurableCategories());
     await this.preferences.upsert(principal.account.id, rows, this.clock.now());
     return { ok: true };

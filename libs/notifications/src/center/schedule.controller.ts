@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { Clock } from '@platform/core';
+import { ApiData, ApiErrors, Clock } from '@platform/core';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import {
   DEFAULT_SCHEDULE,
@@ -9,6 +9,7 @@ import {
 } from '../delivery/decide.js';
 import { parseHHMM, resolveTimeZone } from '../delivery/time-zone.js';
 import { invalid, NotificationsErrorCode } from '../notifications-exception.js';
+import { ScheduleResponseDto } from '../notifications.openapi.js';
 import { ScheduleRepository } from './schedule.repository.js';
 
 const EMAIL_MODES: EmailMode[] = ['instant', 'hourly_digest', 'daily_digest'];
@@ -36,12 +37,16 @@ export class ScheduleController {
 
   /** The stored schedule, or the unpersisted default; never 404. */
   @Get()
+  @ApiData(ScheduleResponseDto, { description: 'the schedule' })
+  @ApiErrors(401, 403)
   async show(@CurrentPrincipal() principal: Principal) {
     return this.view(await this.current(principal.account.id));
   }
 
   /** Changes any of the fields; `mandatory_instant_categories` is read-only and ignored. */
   @Patch()
+  @ApiData(ScheduleResponseDto, { description: 'the changed schedule' })
+  @ApiErrors(400, 401, 403, 422)
   @ApiBody({
     schema: {
       type: 'object',
@@ -93,7 +98,7 @@ export class ScheduleController {
     };
   }
 
-  private view(fields: ScheduleFields) {
+  private view(fields: ScheduleFields): ScheduleResponseDto {
     return { ...fields, mandatory_instant_categories: [...MANDATORY_INSTANT_CATEGORIES] };
   }
 
