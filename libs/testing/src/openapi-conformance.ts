@@ -125,6 +125,7 @@ function compile(document: OpenAPIObject): CompiledDocument {
  */
 export class OpenApiConformance {
   private document?: OpenAPIObject;
+  private compiled?: CompiledDocument;
   private readonly violations: string[] = [];
   /** Paths of the controllers a test adds for itself (and all below); they document nothing. */
   private readonly testOnlyPaths: RegExp[];
@@ -187,7 +188,9 @@ export class OpenApiConformance {
     if (request.path === OPENAPI_PATH) return;
     if (this.testOnlyPaths.some((pattern) => pattern.test(request.path))) return;
     this.document ??= buildOpenApiDocument(this.app, this.config);
-    const compiled = compile(this.document);
+    // Compiled once per app: finding the shared compilation serializes the whole document.
+    this.compiled ??= compile(this.document);
+    const compiled = this.compiled;
     const status = response.statusCode;
     const template = this.templateOf(request, compiled);
     const method = request.method.toUpperCase();
