@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import type {
+  PreviewAlertRouteBody,
+  UpdateAlertRouteBody,
+} from '../../libs/alerting/src/routes/alert-routes.dto.js';
 import { AlertRoutesService } from '../../libs/alerting/src/routes/alert-routes.service.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertingTeam, alertsProject } from '../support/alerting.js';
-import { bearer, mintToken, type TestAccount } from '../support/identity.js';
-
-type Body = Record<string, unknown>;
+import {
+  api,
+  type Credential,
+  expectError,
+  type ErrorResponse,
+  type Loose,
+} from '../support/clients/index.js';
+import { mintToken, type TestAccount } from '../support/identity.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
@@ -21,16 +30,8 @@ describe('alert routes', () => {
   let otherProjectId: string;
   let bareProjectId: string;
 
-  const routes = (project = projectId) => `/projects/${project}/alert_routes`;
-  const create = (body: Body, jwt = owner.jwt, project = projectId) =>
-    t.request().post(routes(project)).set(bearer(jwt)).send(body);
-  const patch = (id: string, body: Body, jwt = owner.jwt) =>
-    t.request().patch(`${routes()}/${id}`).set(bearer(jwt)).send(body);
-  const show = (id: string, jwt = owner.jwt) =>
-    t.request().get(`${routes()}/${id}`).set(bearer(jwt));
-  const list = async (project = projectId) =>
-    (await t.request().get(routes(project)).set(bearer(owner.jwt)).expect(200)).body.data as Body[];
-  const created = async (body: Body) => (await create(body).expect(201)).body.data as Body;
+  const routes = (project = projectId, who: Credential = owner) =>
+    api(t).as(who).alertRoutes(project);
   const routeCount = async (project = projectId) =>
     Number(
       (
@@ -40,18 +41,8 @@ describe('alert routes', () => {
         )
       )[0].n,
     );
-  const fieldsOf = (body: Body) =>
-    ((body.details as { fields: Array<{ field: string }> }).fields ?? []).map((f) => f.field);
-  const expect422 = (res: { status: number; body: Body }, fields: string[]) => {
-    expect(res.status).toBe(422);
-    expect(res.body.code).toBe('validation_failed');
-    expect(fieldsOf(res.body)).toEqual(fields);
-  };
-  const expectDoesNothing = (res: { status: number; body: Body }) => {
-    expect(res.status).toBe(422);
-    expect(res.body.code).toBe('route_does_nothing');
-    expect(res.body.message).toMatch(/must do something/);
-  };
+  const expectDoesNothing = (res: ErrorResponse) =>
+    expect(expectError(res, 422, 'route_does_nothing').message).toMatch(/must do something/);
 
   const insertNamed = async (table: string, project: string, name: string) =>
     (
@@ -84,7 +75,7 @@ describe('alert routes', () => {
 
   describe('create, show and list', () => {
     it('creates a route with the defaults of every optional field', async () => {
-      const res = await create({ priority: 10 }).expect(201);
+      const res = await routes().raw.create({ priority: 10 }).expect(201);
       expect(res.body.metadata).toMatchObject({
         organization_id: owner.organizationId,
         project_id: projectId,
@@ -108,22 +99,24 @@ describe('alert routes', () => {
         created_at: t.clock.now().toISOString(),
         updated_at: t.clock.now().toISOString(),
       });
-      const shown = await show(res.body.data.id).expect(200);
-      expect(shown.body.data).toEqual(res.body.data);
+      expect(await routes().show(res.body.data.id)).toEqual(res.body.data);
     });
 
     it('requires an integer priority and creates nothing otherwise', async () => {
       const before = await routeCount();
-      expect422(await create({ name: 'no priority' }), ['priority']);
-      expect422(await create({ priority: 1.5 }), ['priority']);
-      expect422(await create({ priority: '3' }), ['priority']);
-      expect422(await create({ priority: null }), ['priority']);
-      expect422(await create({ priority: 2 ** 31 }), ['priority']);
+      const { raw } = routes();
+      expectError(await raw.create({ name: 'no priority' }), 422, 'validation_failed', [
+        'priority',
+      ]);
+      expectError(await raw.create({ priority: 1.5 }), 422, 'validation_failed', ['priority']);
+      expectError(await raw.create({ priority: '3' }), 422, 'validation_failed', ['priority']);
+      expectError(await raw.create({ priority: null }), 422, 'validation_failed', ['priority']);
+      expectError(await raw.create({ priority: 2 ** 31 }), 422, 'validation_failed', ['priority']);
       expect(await routeCount()).toBe(before);
     });
 
     it('stores matchers as {label, op, value} and names each bad one', async () => {
-      const route = await created({
+      const route = await routes().create({
         priority: 20,
         matchers: [
           { label: 'env', op: 'eq', value: 'prod', extra: 'dropped' },
@@ -136,7 +129,8 @@ describe('alert routes', () => {
       ]);
 
       const before = await routeCount();
-      const res = await create({
+      const { raw } = routes();
+      const res = await raw.create({
         priority: 21,
         matchers: [
           { label: 'env', op: 'eq', value: 'prod' },
@@ -145,13 +139,20 @@ describe('alert routes', () => {
           { label: 'service', op: 're', value: '(?=lookahead)' },
         ],
       });
-      expect422(res, ['matchers[1]', 'matchers[2]', 'matchers[3]']);
-      expect422(await create({ priority: 21, matchers: 'env=prod' }), ['matchers']);
-      expect422(
-        await create({
+      expectError(res, 422, 'validation_failed', ['matchers[1]', 'matchers[2]', 'matchers[3]']);
+      expectError(
+        await raw.create({ priority: 21, matchers: 'env=prod' }),
+        422,
+        'validation_failed',
+        ['matchers'],
+      );
+      expectError(
+        await raw.create({
           priority: 21,
           matchers: Array.from({ length: 51 }, () => ({ label: 'a', op: 'eq', value: 'b' })),
         }),
+        422,
+        'validation_failed',
         ['matchers'],
       );
       expect(await routeCount()).toBe(before);
@@ -167,10 +168,10 @@ describe('alert routes', () => {
         ['p-3', -3],
       ] as const) {
         t.clock.advance({ seconds: 1 });
-        ids[name] = (await create({ name, priority }, owner.jwt, project).expect(201)).body.data.id;
+        ids[name] = (await routes(project).create({ name, priority })).id;
       }
-      const res = await t.request().get(routes(project)).set(bearer(owner.jwt)).expect(200);
-      expect((res.body.data as Body[]).map((r) => r.name)).toEqual([
+      const res = await routes(project).raw.list().expect(200);
+      expect((res.body.data as Array<{ name: string }>).map((r) => r.name)).toEqual([
         'p-3',
         'p1',
         'p5-first',
@@ -180,27 +181,21 @@ describe('alert routes', () => {
     });
 
     it('answers 404 for unknown ids, malformed ids and routes of another project', async () => {
-      const elsewhere = (await create({ priority: 1 }, owner.jwt, otherProjectId).expect(201)).body
-        .data.id as string;
+      const elsewhere = (await routes(otherProjectId).create({ priority: 1 })).id;
+      const { raw } = routes();
       for (const id of [MISSING, 'not-a-uuid', elsewhere]) {
-        const res = await show(id).expect(404);
-        expect(res.body.code).toBe('not_found');
-        expect((await patch(id, { name: 'x' })).status).toBe(404);
-        expect((await t.request().delete(`${routes()}/${id}`).set(bearer(owner.jwt))).status).toBe(
-          404,
-        );
-        expect(
-          (await t.request().post(`${routes()}/${id}/clone`).set(bearer(owner.jwt)).send({}))
-            .status,
-        ).toBe(404);
+        expectError(await raw.show(id), 404, 'not_found');
+        expect((await raw.update(id, { name: 'x' })).status).toBe(404);
+        expect((await raw.delete(id)).status).toBe(404);
+        expect((await raw.clone(id, {})).status).toBe(404);
       }
-      expect((await show(elsewhere).expect(404)).body.code).toBe('not_found');
+      expectError(await raw.show(elsewhere), 404, 'not_found');
     });
 
     it('hides the project from another organization', async () => {
-      const res = await t.request().get(routes()).set(bearer(stranger.jwt)).expect(404);
-      expect(res.body.code).toBe('not_found');
-      expect((await create({ priority: 1 }, stranger.jwt)).status).toBe(404);
+      const { raw } = routes(projectId, stranger);
+      expectError(await raw.list(), 404, 'not_found');
+      expect((await raw.create({ priority: 1 })).status).toBe(404);
     });
   });
 
@@ -209,31 +204,45 @@ describe('alert routes', () => {
       const roster = await insertNamed('on_call_roster', projectId, 'primary');
       const foreign = await insertNamed('on_call_roster', otherProjectId, 'theirs');
       const before = await routeCount();
-      expect422(await create({ priority: 1, in_app_target_type: 'roster' }), [
-        'in_app_target_roster_id',
-      ]);
-      expect422(
-        await create({
+      const { raw } = routes();
+      expectError(
+        await raw.create({ priority: 1, in_app_target_type: 'roster' }),
+        422,
+        'validation_failed',
+        ['in_app_target_roster_id'],
+      );
+      expectError(
+        await raw.create({
           priority: 1,
           in_app_target_type: 'roster',
           in_app_target_roster_id: foreign,
         }),
+        422,
+        'validation_failed',
         ['in_app_target_roster_id'],
       );
-      expect422(
-        await create({
+      expectError(
+        await raw.create({
           priority: 1,
           in_app_target_type: 'roster',
           in_app_target_roster_id: MISSING,
         }),
+        422,
+        'validation_failed',
         ['in_app_target_roster_id'],
       );
-      expect422(
-        await create({ priority: 1, in_app_target_type: 'roster', in_app_target_roster_id: 'x' }),
+      expectError(
+        await raw.create({
+          priority: 1,
+          in_app_target_type: 'roster',
+          in_app_target_roster_id: 'x',
+        }),
+        422,
+        'validation_failed',
         ['in_app_target_roster_id'],
       );
       expect(await routeCount()).toBe(before);
-      const route = await created({
+      const route = await routes().create({
         priority: 1,
         in_app_target_type: 'roster',
         in_app_target_roster_id: roster,
@@ -249,18 +258,24 @@ describe('alert routes', () => {
     });
 
     it('needs an account holding a membership in the organization for type member', async () => {
-      expect422(await create({ priority: 1, in_app_target_type: 'member' }), [
-        'in_app_target_member_id',
-      ]);
-      expect422(
-        await create({
+      const { raw } = routes();
+      expectError(
+        await raw.create({ priority: 1, in_app_target_type: 'member' }),
+        422,
+        'validation_failed',
+        ['in_app_target_member_id'],
+      );
+      expectError(
+        await raw.create({
           priority: 1,
           in_app_target_type: 'member',
           in_app_target_member_id: stranger.accountId,
         }),
+        422,
+        'validation_failed',
         ['in_app_target_member_id'],
       );
-      const route = await created({
+      const route = await routes().create({
         priority: 1,
         in_app_target_type: 'member',
         in_app_target_member_id: viewer.accountId,
@@ -272,17 +287,33 @@ describe('alert routes', () => {
     });
 
     it('needs Admin or Member for type role, and a known type', async () => {
-      expect422(await create({ priority: 1, in_app_target_type: 'role' }), ['in_app_target_role']);
-      expect422(
-        await create({ priority: 1, in_app_target_type: 'role', in_app_target_role: 'Owner' }),
+      const { raw } = routes();
+      expectError(
+        await raw.create({ priority: 1, in_app_target_type: 'role' }),
+        422,
+        'validation_failed',
         ['in_app_target_role'],
       );
-      expect422(await create({ priority: 1, in_app_target_type: 'everyone' }), [
-        'in_app_target_type',
-      ]);
-      expect422(await create({ priority: 1, in_app_target_type: null }), ['in_app_target_type']);
-      for (const role of ['Admin', 'Member']) {
-        const route = await created({
+      expectError(
+        await raw.create({ priority: 1, in_app_target_type: 'role', in_app_target_role: 'Owner' }),
+        422,
+        'validation_failed',
+        ['in_app_target_role'],
+      );
+      expectError(
+        await raw.create({ priority: 1, in_app_target_type: 'everyone' }),
+        422,
+        'validation_failed',
+        ['in_app_target_type'],
+      );
+      expectError(
+        await raw.create({ priority: 1, in_app_target_type: null }),
+        422,
+        'validation_failed',
+        ['in_app_target_type'],
+      );
+      for (const role of ['Admin', 'Member'] as const) {
+        const route = await routes().create({
           priority: 1,
           in_app_target_type: 'role',
           in_app_target_role: role,
@@ -293,43 +324,49 @@ describe('alert routes', () => {
 
     it('clears the other target fields when the type changes', async () => {
       const roster = await insertNamed('on_call_roster', projectId, 'secondary');
-      const route = await created({
+      const route = await routes().create({
         priority: 2,
         in_app_target_type: 'roster',
         in_app_target_roster_id: roster,
       });
-      const id = route.id as string;
+      const id = route.id;
       // A member id without the type is ignored: the type stays roster.
-      let res = await patch(id, { in_app_target_member_id: developer.accountId }).expect(200);
-      expect(res.body.data).toMatchObject({
+      let changed = await routes().update(id, { in_app_target_member_id: developer.accountId });
+      expect(changed).toMatchObject({
         in_app_target_type: 'roster',
         in_app_target_roster_id: roster,
         in_app_target_member_id: null,
       });
       // Changing the type without what it needs changes nothing.
-      expect422(await patch(id, { in_app_target_type: 'member' }), ['in_app_target_member_id']);
-      expect((await show(id).expect(200)).body.data.in_app_target_roster_id).toBe(roster);
+      expectError(
+        await routes().raw.update(id, { in_app_target_type: 'member' }),
+        422,
+        'validation_failed',
+        ['in_app_target_member_id'],
+      );
+      expect((await routes().show(id)).in_app_target_roster_id).toBe(roster);
 
-      res = await patch(id, {
+      changed = await routes().update(id, {
         in_app_target_type: 'member',
         in_app_target_member_id: developer.accountId,
-      }).expect(200);
-      expect(res.body.data).toMatchObject({
+      });
+      expect(changed).toMatchObject({
         in_app_target_type: 'member',
         in_app_target_roster_id: null,
         in_app_target_member_id: developer.accountId,
         in_app_target_role: null,
       });
-      res = await patch(id, { in_app_target_type: 'role', in_app_target_role: 'Member' }).expect(
-        200,
-      );
-      expect(res.body.data).toMatchObject({
+      changed = await routes().update(id, {
+        in_app_target_type: 'role',
+        in_app_target_role: 'Member',
+      });
+      expect(changed).toMatchObject({
         in_app_target_type: 'role',
         in_app_target_member_id: null,
         in_app_target_role: 'Member',
       });
-      res = await patch(id, { in_app_target_type: 'org_admins' }).expect(200);
-      expect(res.body.data).toMatchObject({
+      changed = await routes().update(id, { in_app_target_type: 'org_admins' });
+      expect(changed).toMatchObject({
         in_app_target_type: 'org_admins',
         in_app_target_roster_id: null,
         in_app_target_member_id: null,
@@ -341,9 +378,11 @@ describe('alert routes', () => {
   describe('min_severity_for_notification', () => {
     it('treats null, "", "any" in any case and omission as any severity on create', async () => {
       for (const value of [undefined, null, '', 'any', 'ANY', 'Any']) {
-        const body: Body = { priority: 30 };
-        if (value !== undefined) body.min_severity_for_notification = value;
-        expect((await created(body)).min_severity_for_notification).toBeNull();
+        const body =
+          value === undefined
+            ? { priority: 30 }
+            : { priority: 30, min_severity_for_notification: value };
+        expect((await routes().create(body)).min_severity_for_notification).toBeNull();
       }
       for (const [value, stored] of [
         ['critical', 'critical'],
@@ -352,7 +391,7 @@ describe('alert routes', () => {
         ['info', 'info'],
         ['HIGH', 'high'],
       ]) {
-        const route = await created({ priority: 30, min_severity_for_notification: value });
+        const route = await routes().create({ priority: 30, min_severity_for_notification: value });
         expect(route.min_severity_for_notification).toBe(stored);
       }
     });
@@ -360,32 +399,39 @@ describe('alert routes', () => {
     it('refuses other values', async () => {
       const before = await routeCount();
       for (const value of ['urgent', 'none', 3, true])
-        expect422(await create({ priority: 30, min_severity_for_notification: value }), [
-          'min_severity_for_notification',
-        ]);
+        expectError(
+          await routes().raw.create({ priority: 30, min_severity_for_notification: value }),
+          422,
+          'validation_failed',
+          ['min_severity_for_notification'],
+        );
       expect(await routeCount()).toBe(before);
     });
 
     it('leaves it unchanged when a PATCH omits it; "" and "ANY" reset it to any', async () => {
-      const id = (await created({ priority: 31, min_severity_for_notification: 'high' }))
-        .id as string;
-      let res = await patch(id, { name: 'renamed' }).expect(200);
-      expect(res.body.data.min_severity_for_notification).toBe('high');
-      res = await patch(id, { min_severity_for_notification: '' }).expect(200);
-      expect(res.body.data.min_severity_for_notification).toBeNull();
-      res = await patch(id, { min_severity_for_notification: 'warning' }).expect(200);
-      expect(res.body.data.min_severity_for_notification).toBe('warning');
-      res = await patch(id, { priority: 32 }).expect(200);
-      expect(res.body.data.min_severity_for_notification).toBe('warning');
-      res = await patch(id, { min_severity_for_notification: 'ANY' }).expect(200);
-      expect(res.body.data.min_severity_for_notification).toBeNull();
-      await patch(id, { min_severity_for_notification: 'critical' }).expect(200);
-      res = await patch(id, { min_severity_for_notification: null }).expect(200);
-      expect(res.body.data.min_severity_for_notification).toBeNull();
-      expect422(await patch(id, { min_severity_for_notification: 'severe' }), [
-        'min_severity_for_notification',
-      ]);
-      expect((await show(id).expect(200)).body.data.min_severity_for_notification).toBeNull();
+      const id = (await routes().create({ priority: 31, min_severity_for_notification: 'high' }))
+        .id;
+      const { update } = routes();
+      let route = await update(id, { name: 'renamed' });
+      expect(route.min_severity_for_notification).toBe('high');
+      route = await update(id, { min_severity_for_notification: '' });
+      expect(route.min_severity_for_notification).toBeNull();
+      route = await update(id, { min_severity_for_notification: 'warning' });
+      expect(route.min_severity_for_notification).toBe('warning');
+      route = await update(id, { priority: 32 });
+      expect(route.min_severity_for_notification).toBe('warning');
+      route = await update(id, { min_severity_for_notification: 'ANY' });
+      expect(route.min_severity_for_notification).toBeNull();
+      await update(id, { min_severity_for_notification: 'critical' });
+      route = await update(id, { min_severity_for_notification: null });
+      expect(route.min_severity_for_notification).toBeNull();
+      expectError(
+        await routes().raw.update(id, { min_severity_for_notification: 'severe' }),
+        422,
+        'validation_failed',
+        ['min_severity_for_notification'],
+      );
+      expect((await routes().show(id)).min_severity_for_notification).toBeNull();
     });
   });
 
@@ -393,26 +439,25 @@ describe('alert routes', () => {
     it('must be a chain of this project, or null', async () => {
       const chain = await insertNamed('escalation_chain', projectId, 'ops');
       const foreign = await insertNamed('escalation_chain', otherProjectId, 'theirs');
-      expect422(await create({ priority: 40, escalation_chain_id: foreign }), [
-        'escalation_chain_id',
-      ]);
-      expect422(await create({ priority: 40, escalation_chain_id: MISSING }), [
-        'escalation_chain_id',
-      ]);
-      expect422(await create({ priority: 40, escalation_chain_id: 'ops' }), [
-        'escalation_chain_id',
-      ]);
-      const route = await created({ priority: 40, escalation_chain_id: chain });
+      const { raw } = routes();
+      for (const escalation_chain_id of [foreign, MISSING, 'ops'])
+        expectError(
+          await raw.create({ priority: 40, escalation_chain_id }),
+          422,
+          'validation_failed',
+          ['escalation_chain_id'],
+        );
+      const route = await routes().create({ priority: 40, escalation_chain_id: chain });
       expect(route.escalation_chain_id).toBe(chain);
-      const res = await patch(route.id as string, { escalation_chain_id: null }).expect(200);
-      expect(res.body.data.escalation_chain_id).toBeNull();
+      const updated = await routes().update(route.id, { escalation_chain_id: null });
+      expect(updated.escalation_chain_id).toBeNull();
     });
 
     it('is detached when the chain is deleted', async () => {
       const chain = await insertNamed('escalation_chain', projectId, 'doomed');
-      const route = await created({ priority: 41, escalation_chain_id: chain });
+      const route = await routes().create({ priority: 41, escalation_chain_id: chain });
       await db.query('DELETE FROM escalation_chain WHERE id = $1', [chain]);
-      expect((await show(route.id as string).expect(200)).body.data.escalation_chain_id).toBeNull();
+      expect((await routes().show(route.id)).escalation_chain_id).toBeNull();
     });
   });
 
@@ -421,33 +466,40 @@ describe('alert routes', () => {
       const first = await insertEndpoint(projectId);
       const second = await insertEndpoint(projectId, false);
       const foreign = await insertEndpoint(otherProjectId);
-      const route = await created({
+      const route = await routes().create({
         priority: 50,
         notification_endpoint_ids: [first, second, foreign, MISSING, 'not-an-id', first],
       });
       expect(route.notification_endpoint_ids).toEqual([first, second].sort());
-      const id = route.id as string;
+      const id = route.id;
+      const { update, show, raw } = routes();
 
-      let res = await patch(id, { name: 'hooks' }).expect(200);
-      expect(res.body.data.notification_endpoint_ids).toEqual([first, second].sort());
-      res = await patch(id, { notification_endpoint_ids: [second, foreign] }).expect(200);
-      expect(res.body.data.notification_endpoint_ids).toEqual([second]);
-      res = await patch(id, { notification_endpoint_ids: [] }).expect(200);
-      expect(res.body.data.notification_endpoint_ids).toEqual([]);
-      res = await patch(id, { notification_endpoint_ids: [first.toUpperCase()] }).expect(200);
-      expect(res.body.data.notification_endpoint_ids).toEqual([first]);
-      expect((await show(id).expect(200)).body.data.notification_endpoint_ids).toEqual([first]);
+      let updated = await update(id, { name: 'hooks' });
+      expect(updated.notification_endpoint_ids).toEqual([first, second].sort());
+      updated = await update(id, { notification_endpoint_ids: [second, foreign] });
+      expect(updated.notification_endpoint_ids).toEqual([second]);
+      updated = await update(id, { notification_endpoint_ids: [] });
+      expect(updated.notification_endpoint_ids).toEqual([]);
+      updated = await update(id, { notification_endpoint_ids: [first.toUpperCase()] });
+      expect(updated.notification_endpoint_ids).toEqual([first]);
+      expect((await show(id)).notification_endpoint_ids).toEqual([first]);
 
-      expect422(await patch(id, { notification_endpoint_ids: 'all' }), [
-        'notification_endpoint_ids',
-      ]);
-      expect422(await patch(id, { notification_endpoint_ids: [1, 2] }), [
-        'notification_endpoint_ids',
-      ]);
-      expect((await show(id).expect(200)).body.data.notification_endpoint_ids).toEqual([first]);
+      expectError(
+        await raw.update(id, { notification_endpoint_ids: 'all' }),
+        422,
+        'validation_failed',
+        ['notification_endpoint_ids'],
+      );
+      expectError(
+        await raw.update(id, { notification_endpoint_ids: [1, 2] }),
+        422,
+        'validation_failed',
+        ['notification_endpoint_ids'],
+      );
+      expect((await show(id)).notification_endpoint_ids).toEqual([first]);
 
       await db.query('DELETE FROM notification_endpoint WHERE id = $1', [first]);
-      expect((await show(id).expect(200)).body.data.notification_endpoint_ids).toEqual([]);
+      expect((await show(id)).notification_endpoint_ids).toEqual([]);
     });
 
     it('takes more concurrent writes of routes with endpoints than the pool has connections', async () => {
@@ -457,11 +509,11 @@ describe('alert routes', () => {
       const endpoint = await insertEndpoint(projectId);
       const ids = await Promise.all(
         Array.from({ length: 20 }, async (_, n) => {
-          const route = await created({
+          const route = await routes().create({
             priority: 600 + n,
             notification_endpoint_ids: [endpoint],
           });
-          return route.id as string;
+          return route.id;
         }),
       );
       const service = t.get(AlertRoutesService);
@@ -481,9 +533,10 @@ describe('alert routes', () => {
     it('refuses a create with no in-app target, no chain and no enabled endpoint', async () => {
       const disabled = await insertEndpoint(projectId, false);
       const before = await routeCount();
-      expectDoesNothing(await create({ priority: 60, in_app_target_type: 'none' }));
+      const { create, raw } = routes();
+      expectDoesNothing(await raw.create({ priority: 60, in_app_target_type: 'none' }));
       expectDoesNothing(
-        await create({
+        await raw.create({
           priority: 60,
           in_app_target_type: 'none',
           notification_endpoint_ids: [disabled],
@@ -491,7 +544,7 @@ describe('alert routes', () => {
       );
       const foreign = await insertEndpoint(otherProjectId);
       expectDoesNothing(
-        await create({
+        await raw.create({
           priority: 60,
           in_app_target_type: 'none',
           notification_endpoint_ids: [foreign],
@@ -505,46 +558,45 @@ describe('alert routes', () => {
         priority: 60,
         in_app_target_type: 'none',
         notification_endpoint_ids: [enabled, disabled],
-      }).expect(201);
-      await create({ priority: 60, in_app_target_type: 'none', escalation_chain_id: chain }).expect(
-        201,
-      );
+      });
+      await create({ priority: 60, in_app_target_type: 'none', escalation_chain_id: chain });
     });
 
     it('evaluates the merged state on PATCH, counting only enabled endpoints', async () => {
       const hook = await insertEndpoint(projectId);
+      const { create, update, show, raw } = routes();
       const id = (
-        await created({
+        await create({
           name: 'webhook only',
           priority: 61,
           in_app_target_type: 'none',
           notification_endpoint_ids: [hook],
         })
-      ).id as string;
-      expectDoesNothing(await patch(id, { notification_endpoint_ids: [] }));
+      ).id;
+      expectDoesNothing(await raw.update(id, { notification_endpoint_ids: [] }));
 
       // Disabling the only endpoint: the stored route now does nothing, so any change to it
       // must give it something to do.
       await db.query('UPDATE notification_endpoint SET enabled = false WHERE id = $1', [hook]);
-      expectDoesNothing(await patch(id, { name: 'renamed' }));
-      expect((await show(id).expect(200)).body.data).toMatchObject({
+      expectDoesNothing(await raw.update(id, { name: 'renamed' }));
+      expect(await show(id)).toMatchObject({
         name: 'webhook only',
         notification_endpoint_ids: [hook],
       });
-      const res = await patch(id, {
-        in_app_target_type: 'org_admins',
-        notification_endpoint_ids: [],
-      }).expect(200);
-      expect(res.body.data).toMatchObject({
+      const updated = await update(id, {
         in_app_target_type: 'org_admins',
         notification_endpoint_ids: [],
       });
-      expectDoesNothing(await patch(id, { in_app_target_type: 'none' }));
+      expect(updated).toMatchObject({
+        in_app_target_type: 'org_admins',
+        notification_endpoint_ids: [],
+      });
+      expectDoesNothing(await raw.update(id, { in_app_target_type: 'none' }));
 
       const chain = await insertNamed('escalation_chain', projectId, 'pager');
-      await patch(id, { in_app_target_type: 'none', escalation_chain_id: chain }).expect(200);
-      expectDoesNothing(await patch(id, { escalation_chain_id: null }));
-      expect((await show(id).expect(200)).body.data).toMatchObject({
+      await update(id, { in_app_target_type: 'none', escalation_chain_id: chain });
+      expectDoesNothing(await raw.update(id, { escalation_chain_id: null }));
+      expect(await show(id)).toMatchObject({
         in_app_target_type: 'none',
         escalation_chain_id: chain,
       });
@@ -553,61 +605,61 @@ describe('alert routes', () => {
 
   describe('update and delete', () => {
     it('changes only what a PATCH sends, and validates what it sends', async () => {
-      const route = await created({
+      const { create, update, show, raw } = routes();
+      const route = await create({
         name: 'db',
         priority: 70,
         matchers: [{ label: 'service', op: 're', value: 'db-.*' }],
         cooldown_seconds: 300,
       });
-      const id = route.id as string;
+      const id = route.id;
       t.clock.advance({ minutes: 5 });
-      const res = await patch(id, { name: 'databases', enabled: false }).expect(200);
-      expect(res.body.data).toEqual({
+      const changed = await update(id, { name: 'databases', enabled: false });
+      expect(changed).toEqual({
         ...route,
         name: 'databases',
         enabled: false,
         updated_at: t.clock.now().toISOString(),
       });
 
-      expect422(await patch(id, { priority: null }), ['priority']);
-      expect422(await patch(id, { enabled: null }), ['enabled']);
-      expect422(await patch(id, { enabled: 'yes' }), ['enabled']);
-      expect422(await patch(id, { cooldown_seconds: 0 }), ['cooldown_seconds']);
-      expect422(await patch(id, { cooldown_seconds: 86401 }), ['cooldown_seconds']);
-      expect422(await patch(id, { cooldown_seconds: 1.5 }), ['cooldown_seconds']);
-      expect422(await patch(id, { matchers: [{ label: 'x', op: 're', value: '[' }] }), [
-        'matchers[0]',
-      ]);
-      expect((await show(id).expect(200)).body.data).toEqual(res.body.data);
+      const invalid: Array<[Loose<UpdateAlertRouteBody>, string]> = [
+        [{ priority: null }, 'priority'],
+        [{ enabled: null }, 'enabled'],
+        [{ enabled: 'yes' }, 'enabled'],
+        [{ cooldown_seconds: 0 }, 'cooldown_seconds'],
+        [{ cooldown_seconds: 86401 }, 'cooldown_seconds'],
+        [{ cooldown_seconds: 1.5 }, 'cooldown_seconds'],
+        [{ matchers: [{ label: 'x', op: 're', value: '[' }] }, 'matchers[0]'],
+      ];
+      for (const [body, field] of invalid)
+        expectError(await raw.update(id, body), 422, 'validation_failed', [field]);
+      expect(await show(id)).toEqual(changed);
 
-      const updated = await patch(id, {
-        priority: -1,
-        matchers: [],
-        cooldown_seconds: 86400,
-      }).expect(200);
-      expect(updated.body.data).toMatchObject({
+      const updated = await update(id, {
         priority: -1,
         matchers: [],
         cooldown_seconds: 86400,
       });
-      expect(
-        (await patch(id, { cooldown_seconds: null }).expect(200)).body.data.cooldown_seconds,
-      ).toBeNull();
-      expect((await patch(id, { matchers: null }).expect(200)).body.data.matchers).toEqual([]);
+      expect(updated).toMatchObject({
+        priority: -1,
+        matchers: [],
+        cooldown_seconds: 86400,
+      });
+      expect((await update(id, { cooldown_seconds: null })).cooldown_seconds).toBeNull();
+      expect((await update(id, { matchers: null })).matchers).toEqual([]);
     });
 
     it('deletes a route with its endpoint attachments', async () => {
       const hook = await insertEndpoint(projectId);
-      const id = (await created({ priority: 80, notification_endpoint_ids: [hook] })).id as string;
-      await t.request().delete(`${routes()}/${id}`).set(bearer(owner.jwt)).expect(204);
-      expect((await show(id).expect(404)).body.code).toBe('not_found');
+      const { create, raw } = routes();
+      const id = (await create({ priority: 80, notification_endpoint_ids: [hook] })).id;
+      await routes().delete(id);
+      expectError(await raw.show(id), 404, 'not_found');
       const attached = await db.query('SELECT 1 FROM alert_route_endpoint WHERE route_id = $1', [
         id,
       ]);
       expect(attached).toHaveLength(0);
-      const again = await t.request().delete(`${routes()}/${id}`).set(bearer(owner.jwt));
-      expect(again.status).toBe(404);
-      expect(again.body.code).toBe('not_found');
+      expectError(await raw.delete(id), 404, 'not_found');
     });
   });
 
@@ -616,34 +668,25 @@ describe('alert routes', () => {
       const project = await alertsProject(t, owner, 'cloning');
       const hook = await insertEndpoint(project);
       const chain = await insertNamed('escalation_chain', project, 'chain');
-      await create({ name: 'last', priority: 90 }, owner.jwt, project).expect(201);
-      const source = (
-        await create(
-          {
-            name: 'prod db',
-            priority: 3,
-            matchers: [{ label: 'env', op: 'eq', value: 'prod' }],
-            escalation_chain_id: chain,
-            in_app_target_type: 'role',
-            in_app_target_role: 'Member',
-            min_severity_for_notification: 'high',
-            notification_endpoint_ids: [hook],
-            cooldown_seconds: 120,
-            enabled: false,
-          },
-          owner.jwt,
-          project,
-        ).expect(201)
-      ).body.data as Body;
+      const { create, clone, list } = routes(project);
+      await create({ name: 'last', priority: 90 });
+      const source = await create({
+        name: 'prod db',
+        priority: 3,
+        matchers: [{ label: 'env', op: 'eq', value: 'prod' }],
+        escalation_chain_id: chain,
+        in_app_target_type: 'role',
+        in_app_target_role: 'Member',
+        min_severity_for_notification: 'high',
+        notification_endpoint_ids: [hook],
+        cooldown_seconds: 120,
+        enabled: false,
+      });
       await db.query('UPDATE alert_route SET last_notified_at = now() WHERE id = $1', [source.id]);
       t.clock.advance({ minutes: 1 });
 
-      const res = await t
-        .request()
-        .post(`${routes(project)}/${source.id as string}/clone`)
-        .set(bearer(owner.jwt))
-        .expect(201);
-      expect(res.body.data).toEqual({
+      const copy = await clone(source.id);
+      expect(copy).toEqual({
         ...source,
         id: expect.any(String),
         name: 'prod db (copy)',
@@ -652,16 +695,11 @@ describe('alert routes', () => {
         created_at: t.clock.now().toISOString(),
         updated_at: t.clock.now().toISOString(),
       });
-      expect(res.body.data.id).not.toBe(source.id);
+      expect(copy.id).not.toBe(source.id);
 
-      const named = await t
-        .request()
-        .post(`${routes(project)}/${source.id as string}/clone`)
-        .set(bearer(owner.jwt))
-        .send({ name: 'second copy', priority: 4 })
-        .expect(201);
-      expect(named.body.data).toMatchObject({ name: 'second copy', priority: 4 });
-      expect((await list(project)).map((r) => r.name)).toEqual([
+      const named = await clone(source.id, { name: 'second copy', priority: 4 });
+      expect(named).toMatchObject({ name: 'second copy', priority: 4 });
+      expect((await list()).map((r) => r.name)).toEqual([
         'prod db',
         'second copy',
         'last',
@@ -673,10 +711,9 @@ describe('alert routes', () => {
   describe('preview', () => {
     it('names the route that would win and why every route did or did not', async () => {
       const project = await alertsProject(t, owner, 'preview');
-      const mk = async (body: Body) =>
-        (await create(body, owner.jwt, project).expect(201)).body.data as Body;
-      const off = await mk({ name: 'off', priority: 1, enabled: false });
-      const db1 = await mk({
+      const { create, preview, update } = routes(project);
+      const off = await create({ name: 'off', priority: 1, enabled: false });
+      const db1 = await create({
         name: 'db',
         priority: 2,
         matchers: [
@@ -684,20 +721,18 @@ describe('alert routes', () => {
           { label: 'service', op: 're', value: 'db-.*' },
         ],
       });
-      const high = await mk({ name: 'high+', priority: 3, min_severity_for_notification: 'high' });
-      const all = await mk({ name: 'all', priority: 4, cooldown_seconds: 600 });
-      const preview = (body: Body, jwt = owner.jwt) =>
-        t
-          .request()
-          .post(`${routes(project)}/preview`)
-          .set(bearer(jwt))
-          .send(body);
+      const high = await create({
+        name: 'high+',
+        priority: 3,
+        min_severity_for_notification: 'high',
+      });
+      const all = await create({ name: 'all', priority: 4, cooldown_seconds: 600 });
 
-      let res = await preview({
+      let outcome = await preview({
         labels: { env: 'prod', service: 'web' },
         severity: 'warning',
-      }).expect(200);
-      expect(res.body.data).toEqual({
+      });
+      expect(outcome).toEqual({
         labels: { env: 'prod', service: 'web' },
         severity: 'warning',
         route: expect.objectContaining({ id: all.id, name: 'all' }),
@@ -739,12 +774,11 @@ describe('alert routes', () => {
       });
 
       // The severity label stands in for an omitted severity; later matches are shadowed.
-      res = await preview(
-        { labels: { env: 'prod', service: 'db-7', severity: 'info' } },
-        viewer.jwt,
-      ).expect(200);
-      expect(res.body.data.route.id).toBe(db1.id);
-      expect((res.body.data.evaluations as Body[]).map((e) => e.outcome)).toEqual([
+      outcome = await routes(project, viewer).preview({
+        labels: { env: 'prod', service: 'db-7', severity: 'info' },
+      });
+      expect(outcome.route?.id).toBe(db1.id);
+      expect(outcome.evaluations.map((e) => e.outcome)).toEqual([
         'disabled',
         'matched',
         'below_threshold',
@@ -755,81 +789,65 @@ describe('alert routes', () => {
         all.id,
         t.clock.now(),
       ]);
-      res = await preview({ labels: {}, severity: 'critical' }).expect(200);
-      expect(res.body.data.route.id).toBe(high.id);
-      await t
-        .request()
-        .patch(`${routes(project)}/${high.id as string}`)
-        .set(bearer(owner.jwt))
-        .send({ enabled: false })
-        .expect(200);
-      res = await preview({ labels: {}, severity: 'critical' }).expect(200);
-      expect(res.body.data.route.id).toBe(all.id);
-      expect(res.body.data.cooldown_until).toBe(new Date(t.clock.nowMs() + 600_000).toISOString());
+      outcome = await preview({ labels: {}, severity: 'critical' });
+      expect(outcome.route?.id).toBe(high.id);
+      await update(high.id, { enabled: false });
+      outcome = await preview({ labels: {}, severity: 'critical' });
+      expect(outcome.route?.id).toBe(all.id);
+      expect(outcome.cooldown_until).toBe(new Date(t.clock.nowMs() + 600_000).toISOString());
 
       const none = await alertsProject(t, owner, 'preview-empty');
-      res = await t
-        .request()
-        .post(`${routes(none)}/preview`)
-        .set(bearer(owner.jwt))
-        .send({ labels: { env: 'prod' }, severity: 'critical' })
-        .expect(200);
-      expect(res.body.data).toMatchObject({ route: null, cooldown_until: null, evaluations: [] });
+      outcome = await routes(none).preview({ labels: { env: 'prod' }, severity: 'critical' });
+      expect(outcome).toMatchObject({ route: null, cooldown_until: null, evaluations: [] });
     });
 
     it('needs a severity, given or as a label, and string label values', async () => {
-      const preview = (body: Body) =>
-        t.request().post(`${routes()}/preview`).set(bearer(owner.jwt)).send(body);
-      expect422(await preview({ labels: { env: 'prod' } }), ['severity']);
-      expect422(await preview({ labels: { severity: 'loud' } }), ['severity']);
-      expect422(await preview({ labels: {}, severity: 'loud' }), ['severity']);
-      expect422(await preview({ labels: { env: 3 }, severity: 'info' }), ['labels.env']);
-      expect422(await preview({ labels: 'env=prod', severity: 'info' }), ['labels']);
+      const { raw } = routes();
+      const invalid: Array<[Loose<PreviewAlertRouteBody>, string]> = [
+        [{ labels: { env: 'prod' } }, 'severity'],
+        [{ labels: { severity: 'loud' } }, 'severity'],
+        [{ labels: {}, severity: 'loud' }, 'severity'],
+        [{ labels: { env: 3 }, severity: 'info' }, 'labels.env'],
+        [{ labels: 'env=prod', severity: 'info' }, 'labels'],
+      ];
+      for (const [body, field] of invalid)
+        expectError(await raw.preview(body), 422, 'validation_failed', [field]);
     });
   });
 
   describe('access', () => {
     it('lets a viewer read and preview, but not write', async () => {
-      const id = (await created({ priority: 100 })).id as string;
-      await t.request().get(routes()).set(bearer(viewer.jwt)).expect(200);
-      await show(id, viewer.jwt).expect(200);
-      await t
-        .request()
-        .post(`${routes()}/preview`)
-        .set(bearer(viewer.jwt))
-        .send({ labels: {}, severity: 'info' })
-        .expect(200);
+      const id = (await routes().create({ priority: 100 })).id;
+      const asViewer = routes(projectId, viewer);
+      await asViewer.list();
+      await asViewer.show(id);
+      await asViewer.preview({ labels: {}, severity: 'info' });
       for (const res of [
-        await create({ priority: 1 }, viewer.jwt),
-        await patch(id, { name: 'x' }, viewer.jwt),
-        await t.request().delete(`${routes()}/${id}`).set(bearer(viewer.jwt)),
-        await t.request().post(`${routes()}/${id}/clone`).set(bearer(viewer.jwt)).send({}),
-      ]) {
-        expect(res.status).toBe(403);
-        expect(res.body.code).toBe('forbidden');
-      }
+        await asViewer.raw.create({ priority: 1 }),
+        await asViewer.raw.update(id, { name: 'x' }),
+        await asViewer.raw.delete(id),
+        await asViewer.raw.clone(id, {}),
+      ])
+        expectError(res, 403, 'forbidden');
     });
 
     it('needs alerts:delete to create, clone or delete a route; alerts:update to change one', async () => {
-      const denied = await create({ priority: 101 }, restricted.jwt);
-      expect(denied.status).toBe(403);
-      expect(denied.body.code).toBe('forbidden');
-      expect(denied.body.message).toMatch(/alerts:delete/);
+      const asRestricted = routes(projectId, restricted);
+      const asDeveloper = routes(projectId, developer);
+      const denied = await asRestricted.raw.create({ priority: 101 });
+      expect(expectError(denied, 403, 'forbidden').message).toMatch(/alerts:delete/);
 
-      const id = (await create({ priority: 101 }, developer.jwt).expect(201)).body.data
-        .id as string;
-      const res = await patch(id, { name: 'by restricted' }, restricted.jwt).expect(200);
-      expect(res.body.data.name).toBe('by restricted');
+      const id = (await asDeveloper.create({ priority: 101 })).id;
+      const renamed = await asRestricted.update(id, { name: 'by restricted' });
+      expect(renamed.name).toBe('by restricted');
       for (const attempt of [
-        await t.request().delete(`${routes()}/${id}`).set(bearer(restricted.jwt)),
-        await t.request().post(`${routes()}/${id}/clone`).set(bearer(restricted.jwt)).send({}),
-      ]) {
-        expect(attempt.status).toBe(403);
-        expect(attempt.body.code).toBe('forbidden');
-      }
-      await t.request().post(`${routes()}/${id}/clone`).set(bearer(developer.jwt)).expect(201);
-      await t.request().delete(`${routes()}/${id}`).set(bearer(developer.jwt)).expect(204);
-      await create({ priority: 101 }, owner.jwt).expect(201);
+        await asRestricted.raw.delete(id),
+        await asRestricted.raw.clone(id, {}),
+      ])
+        expectError(attempt, 403, 'forbidden');
+      await asDeveloper.clone(id);
+      await asDeveloper.delete(id);
+      await routes().create({ priority: 101 });
     });
 
     it('scopes static tokens to alert_routes: read, write (create, update), manage (delete, clone)', async () => {
@@ -837,62 +855,50 @@ describe('alert routes', () => {
       const writeToken = await mintToken(t, owner.jwt, ['alert_routes:write']);
       const manageToken = await mintToken(t, owner.jwt, ['alert_routes:manage']);
       const alertsToken = await mintToken(t, owner.jwt, ['alerts:*']);
-      const insufficient = (res: { status: number; body: Body }) => {
-        expect(res.status).toBe(403);
-        expect(res.body.code).toBe('insufficient_scope');
-      };
+      const withToken = (token: string) => routes(projectId, token);
 
-      await t.request().get(routes()).set(bearer(readToken)).expect(200);
-      await t
-        .request()
-        .post(`${routes()}/preview`)
-        .set(bearer(readToken))
-        .send({ labels: {}, severity: 'info' })
-        .expect(200);
-      insufficient(await create({ priority: 110 }, readToken));
-
-      const id = (await create({ priority: 110 }, writeToken).expect(201)).body.data.id as string;
-      await patch(id, { name: 'by token' }, writeToken).expect(200);
-      insufficient(await t.request().delete(`${routes()}/${id}`).set(bearer(writeToken)));
-      insufficient(
-        await t.request().post(`${routes()}/${id}/clone`).set(bearer(writeToken)).send({}),
+      await withToken(readToken).list();
+      await withToken(readToken).preview({ labels: {}, severity: 'info' });
+      expectError(
+        await withToken(readToken).raw.create({ priority: 110 }),
+        403,
+        'insufficient_scope',
       );
 
-      for (const res of [
-        await t.request().get(routes()).set(bearer(alertsToken)),
-        await show(id, alertsToken),
-        await create({ priority: 110 }, alertsToken),
-        await patch(id, { name: 'x' }, alertsToken),
-        await t.request().delete(`${routes()}/${id}`).set(bearer(alertsToken)),
-        await t
-          .request()
-          .post(`${routes()}/preview`)
-          .set(bearer(alertsToken))
-          .send({ labels: {}, severity: 'info' }),
-      ])
-        insufficient(res);
+      const id = (await withToken(writeToken).create({ priority: 110 })).id;
+      await withToken(writeToken).update(id, { name: 'by token' });
+      expectError(await withToken(writeToken).raw.delete(id), 403, 'insufficient_scope');
+      expectError(await withToken(writeToken).raw.clone(id, {}), 403, 'insufficient_scope');
 
-      await t.request().post(`${routes()}/${id}/clone`).set(bearer(manageToken)).expect(201);
-      await t.request().delete(`${routes()}/${id}`).set(bearer(manageToken)).expect(204);
+      const { raw } = withToken(alertsToken);
+      for (const res of [
+        await raw.list(),
+        await raw.show(id),
+        await raw.create({ priority: 110 }),
+        await raw.update(id, { name: 'x' }),
+        await raw.delete(id),
+        await raw.preview({ labels: {}, severity: 'info' }),
+      ])
+        expectError(res, 403, 'insufficient_scope');
+
+      await withToken(manageToken).clone(id);
+      await withToken(manageToken).delete(id);
     });
 
     it('answers 403 alerts_capability_not_enabled on every route of a project without the grant', async () => {
-      const base = routes(bareProjectId);
+      const { raw } = routes(bareProjectId);
       const id = MISSING;
       const attempts = [
-        t.request().get(base),
-        t.request().post(base).send({ priority: 1 }),
-        t.request().post(`${base}/preview`).send({ labels: {}, severity: 'info' }),
-        t.request().get(`${base}/${id}`),
-        t.request().patch(`${base}/${id}`).send({ name: 'x' }),
-        t.request().delete(`${base}/${id}`),
-        t.request().post(`${base}/${id}/clone`).send({}),
+        raw.list(),
+        raw.create({ priority: 1 }),
+        raw.preview({ labels: {}, severity: 'info' }),
+        raw.show(id),
+        raw.update(id, { name: 'x' }),
+        raw.delete(id),
+        raw.clone(id, {}),
       ];
-      for (const attempt of attempts) {
-        const res = await attempt.set(bearer(owner.jwt));
-        expect(res.status).toBe(403);
-        expect(res.body.code).toBe('alerts_capability_not_enabled');
-      }
+      for (const attempt of attempts)
+        expectError(await attempt, 403, 'alerts_capability_not_enabled');
       expect(await routeCount(bareProjectId)).toBe(0);
     });
   });

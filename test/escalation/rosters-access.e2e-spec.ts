@@ -1,13 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
+import type { PutRotationBody } from '../../libs/oncall/src/rosters/rosters.dto.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertingTeam } from '../support/alerting.js';
-import { bearer, mintToken, type TestAccount } from '../support/identity.js';
-
-type Body = Record<string, unknown>;
-type Res = { status: number; body: Body };
+import { api, type Credential, expectError } from '../support/clients/index.js';
+import { mintToken, type TestAccount } from '../support/identity.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
+
+const WINDOW = { from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' };
+const ROTATION: PutRotationBody = {
+  time_zone: 'UTC',
+  start_date: '2030-01-01',
+  handoff_time: '00:00',
+  shift_length: 'daily',
+};
 
 describe('on-call rosters: tenancy and access', () => {
   let t: MailingTestApp;
@@ -21,29 +28,23 @@ describe('on-call rosters: tenancy and access', () => {
   let otherProjectId: string;
   let bareProjectId: string;
 
-  const base = (project = projectId) => `/projects/${project}/on_call_rosters`;
-  const members = (roster: string, project = projectId) =>
-    `${base(project)}/${roster}/on_call_roster_members`;
-  const contacts = (roster: string, project = projectId) =>
-    `${base(project)}/${roster}/on_call_roster_phone_contacts`;
-  const send = (method: 'post' | 'patch' | 'put', path: string, body: Body, jwt = owner.jwt) =>
-    t.request()[method](path).set(bearer(jwt)).send(body);
-  const get = (path: string, jwt = owner.jwt) => t.request().get(path).set(bearer(jwt));
-  const del = (path: string, jwt = owner.jwt) => t.request().delete(path).set(bearer(jwt));
+  /** The roster clients of one project (and roster) as one caller, owner by default. */
+  const rostersAs = (who: Credential = owner, project = projectId) => {
+    const client = api(t).as(who);
+    return {
+      rosters: client.rosters(project),
+      members: (roster: string) => client.rosterMembers(project, roster),
+      contacts: (roster: string) => client.rosterContacts(project, roster),
+      rotation: (roster: string) => client.rotation(project, roster),
+      overrides: (roster: string) => client.overrides(project, roster),
+    };
+  };
   const createRoster = async (name: string, project = projectId) =>
-    (await send('post', base(project), { name }).expect(201)).body.data as Body;
-  const addTo = async (roster: string, account: TestAccount, position?: number) =>
-    (
-      await send('post', members(roster), {
-        account_id: account.accountId,
-        ...(position === undefined ? {} : { position }),
-      }).expect(201)
-    ).body.data as Body;
+    rostersAs(owner, project).rosters.create({ name });
+  const addTo = async (roster: string, account: TestAccount) =>
+    rostersAs().members(roster).add({ account_id: account.accountId });
   const order = async (roster: string) =>
-    ((await get(members(roster)).expect(200)).body.data as Body[]).map((m) => [
-      m.account_id,
-      m.position,
-    ]);
+    (await rostersAs().members(roster).list()).map((m) => [m.account_id, m.position]);
   const count = async (table: string, project = projectId) =>
     (
       await db.query<Array<{ n: number }>>(
@@ -54,10 +55,6 @@ describe('on-call rosters: tenancy and access', () => {
         [project],
       )
     )[0].n;
-  const expect404 = (res: Res) => {
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('not_found');
-  };
 
   beforeAll(async () => {
     t = await createMailingApiTestApp();
@@ -72,220 +69,182 @@ describe('on-call rosters: tenancy and access', () => {
 
   describe('tenancy', () => {
     it("answers 404 for another project's roster and sub-resources, and changes nothing", async () => {
-      const mine = (await createRoster('Mine')).id as string;
-      const theirs = (await createRoster('Theirs', otherProjectId)).id as string;
-      const theirMember = (
-        await send('post', members(theirs, otherProjectId), {
-          account_id: developer.accountId,
-        }).expect(201)
-      ).body.data as Body;
-      const theirContact = (
-        await send('post', contacts(theirs, otherProjectId), {
-          label: 'Theirs',
-          phone_number: '+4930123456',
-        }).expect(201)
-      ).body.data as Body;
-      const theirRotation = {
-        time_zone: 'UTC',
-        start_date: '2030-01-01',
-        handoff_time: '00:00',
-        shift_length: 'daily',
-      };
-      await send('put', `${base(otherProjectId)}/${theirs}/rotation`, theirRotation).expect(200);
-      const theirOverride = (
-        await send('post', `${base(otherProjectId)}/${theirs}/on_call_overrides`, {
-          account_id: developer.accountId,
-          starts_at: '2030-01-01T00:00:00Z',
-          ends_at: '2030-01-02T00:00:00Z',
-        }).expect(201)
-      ).body.data as Body;
-      const snapshot = async () => get(`${base(otherProjectId)}/${theirs}`).expect(200);
-      const before = (await snapshot()).body.data;
+      const mine = (await createRoster('Mine')).id;
+      const theirs = (await createRoster('Theirs', otherProjectId)).id;
+      const inOther = rostersAs(owner, otherProjectId);
+      const theirMember = await inOther.members(theirs).add({ account_id: developer.accountId });
+      const theirContact = await inOther.contacts(theirs).create({
+        label: 'Theirs',
+        phone_number: '+4930123456',
+      });
+      await inOther.rotation(theirs).put(ROTATION);
+      const theirOverride = await inOther.overrides(theirs).create({
+        account_id: developer.accountId,
+        starts_at: '2030-01-01T00:00:00Z',
+        ends_at: '2030-01-02T00:00:00Z',
+      });
+      const snapshot = async () => inOther.rosters.show(theirs);
+      const before = await snapshot();
 
+      const mineRaw = {
+        rosters: rostersAs().rosters.raw,
+        members: (roster: string) => rostersAs().members(roster).raw,
+        contacts: (roster: string) => rostersAs().contacts(roster).raw,
+        rotation: (roster: string) => rostersAs().rotation(roster).raw,
+        overrides: (roster: string) => rostersAs().overrides(roster).raw,
+      };
       for (const roster of [theirs, MISSING, 'not-a-uuid']) {
-        const path = `${base()}/${roster}`;
-        expect404(await get(path));
-        expect404(await send('patch', path, { name: 'taken over' }));
-        expect404(await del(path));
-        expect404(await get(`${path}/shifts?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z`));
-        expect404(await get(members(roster)));
-        expect404(await send('post', members(roster), { account_id: viewer.accountId }));
-        expect404(await get(contacts(roster)));
-        expect404(
-          await send('post', contacts(roster), { label: 'x', phone_number: '+4930123456' }),
-        );
-        expect404(await get(`${path}/rotation`));
-        expect404(await send('put', `${path}/rotation`, theirRotation));
-        expect404(await del(`${path}/rotation`));
-        expect404(await get(`${path}/on_call_overrides`));
-        expect404(
-          await send('post', `${path}/on_call_overrides`, {
+        for (const res of [
+          await mineRaw.rosters.show(roster),
+          await mineRaw.rosters.update(roster, { name: 'taken over' }),
+          await mineRaw.rosters.delete(roster),
+          await mineRaw.rosters.shifts(roster, WINDOW),
+          await mineRaw.members(roster).list(),
+          await mineRaw.members(roster).add({ account_id: viewer.accountId }),
+          await mineRaw.contacts(roster).list(),
+          await mineRaw.contacts(roster).create({ label: 'x', phone_number: '+4930123456' }),
+          await mineRaw.rotation(roster).show(),
+          await mineRaw.rotation(roster).put(ROTATION),
+          await mineRaw.rotation(roster).delete(),
+          await mineRaw.overrides(roster).list(),
+          await mineRaw.overrides(roster).create({
             account_id: viewer.accountId,
             starts_at: '2030-01-01T00:00:00Z',
             ends_at: '2030-01-02T00:00:00Z',
           }),
-        );
+        ])
+          expectError(res, 404, 'not_found');
       }
       // Their children through my roster, and through their roster in my project.
       for (const roster of [mine, theirs]) {
-        const member = `${members(roster)}/${theirMember.id as string}`;
-        expect404(await send('patch', member, { position: 0 }));
-        expect404(await del(member));
-        const contact = `${contacts(roster)}/${theirContact.id as string}`;
-        expect404(await get(contact));
-        expect404(await send('patch', contact, { label: 'mine now' }));
-        expect404(await del(contact));
-        const override = `${base()}/${roster}/on_call_overrides/${theirOverride.id as string}`;
-        expect404(await get(override));
-        expect404(await del(override));
+        for (const res of [
+          await mineRaw.members(roster).move(theirMember.id, { position: 0 }),
+          await mineRaw.members(roster).delete(theirMember.id),
+          await mineRaw.contacts(roster).show(theirContact.id),
+          await mineRaw.contacts(roster).update(theirContact.id, { label: 'mine now' }),
+          await mineRaw.contacts(roster).delete(theirContact.id),
+          await mineRaw.overrides(roster).show(theirOverride.id),
+          await mineRaw.overrides(roster).delete(theirOverride.id),
+        ])
+          expectError(res, 404, 'not_found');
       }
-      expect404(await send('patch', `${members(mine)}/not-a-uuid`, { position: 0 }));
-      expect((await snapshot()).body.data).toEqual(before);
-      expect(
-        (await get(`${base(otherProjectId)}/${theirs}/on_call_overrides`).expect(200)).body.data,
-      ).toHaveLength(1);
+      expectError(
+        await mineRaw.members(mine).move('not-a-uuid', { position: 0 }),
+        404,
+        'not_found',
+      );
+      expect(await snapshot()).toEqual(before);
+      expect(await inOther.overrides(theirs).list()).toHaveLength(1);
     });
 
     it('hides the project from another organization', async () => {
-      expect404(await get(base(), stranger.jwt));
-      expect404(await send('post', base(), { name: 'intruder' }, stranger.jwt));
+      const { raw } = rostersAs(stranger).rosters;
+      expectError(await raw.list(), 404, 'not_found');
+      expectError(await raw.create({ name: 'intruder' }), 404, 'not_found');
     });
   });
 
   describe('access', () => {
     it('lets a viewer read but not write', async () => {
-      const id = (await createRoster('Read only')).id as string;
+      const id = (await createRoster('Read only')).id;
       const member = await addTo(id, owner);
-      await get(base(), viewer.jwt).expect(200);
-      await get(`${base()}/${id}`, viewer.jwt).expect(200);
-      await get(members(id), viewer.jwt).expect(200);
-      await get(contacts(id), viewer.jwt).expect(200);
-      await get(`${base()}/${id}/on_call_overrides`, viewer.jwt).expect(200);
-      await get(
-        `${base()}/${id}/shifts?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z`,
-        viewer.jwt,
-      ).expect(200);
+      const asViewer = rostersAs(viewer);
+      await asViewer.rosters.list();
+      await asViewer.rosters.show(id);
+      await asViewer.members(id).list();
+      await asViewer.contacts(id).list();
+      await asViewer.overrides(id).list();
+      await asViewer.rosters.shifts(id, WINDOW);
       for (const res of [
-        await send('post', base(), { name: 'x' }, viewer.jwt),
-        await send('patch', `${base()}/${id}`, { name: 'x' }, viewer.jwt),
-        await del(`${base()}/${id}`, viewer.jwt),
-        await send('post', members(id), { account_id: viewer.accountId }, viewer.jwt),
-        await send('patch', `${members(id)}/${member.id as string}`, { position: 0 }, viewer.jwt),
-        await del(`${members(id)}/${member.id as string}`, viewer.jwt),
-        await send('post', contacts(id), { label: 'v', phone_number: '+4930123456' }, viewer.jwt),
-        await send(
-          'put',
-          `${base()}/${id}/rotation`,
-          {
-            time_zone: 'UTC',
-            start_date: '2030-01-01',
-            handoff_time: '00:00',
-            shift_length: 'daily',
-          },
-          viewer.jwt,
-        ),
-        await send(
-          'post',
-          `${base()}/${id}/on_call_overrides`,
-          {
-            account_id: viewer.accountId,
-            starts_at: '2030-01-01T00:00:00Z',
-            ends_at: '2030-01-02T00:00:00Z',
-          },
-          viewer.jwt,
-        ),
-      ]) {
-        expect(res.status).toBe(403);
-        expect(res.body.code).toBe('forbidden');
-      }
+        await asViewer.rosters.raw.create({ name: 'x' }),
+        await asViewer.rosters.raw.update(id, { name: 'x' }),
+        await asViewer.rosters.raw.delete(id),
+        await asViewer.members(id).raw.add({ account_id: viewer.accountId }),
+        await asViewer.members(id).raw.move(member.id, { position: 0 }),
+        await asViewer.members(id).raw.delete(member.id),
+        await asViewer.contacts(id).raw.create({ label: 'v', phone_number: '+4930123456' }),
+        await asViewer.rotation(id).raw.put(ROTATION),
+        await asViewer.overrides(id).raw.create({
+          account_id: viewer.accountId,
+          starts_at: '2030-01-01T00:00:00Z',
+          ends_at: '2030-01-02T00:00:00Z',
+        }),
+      ])
+        expectError(res, 403, 'forbidden');
       expect(await order(id)).toEqual([[owner.accountId, 0]]);
     });
 
     it('needs alerts:delete to create or delete a roster, alerts:update to change one', async () => {
       const before = await count('on_call_roster');
-      const denied = await send('post', base(), { name: 'by restricted' }, restricted.jwt);
-      expect(denied.status).toBe(403);
-      expect(denied.body.code).toBe('forbidden');
-      expect(denied.body.message).toMatch(/alerts:delete/);
+      const asRestricted = rostersAs(restricted);
+      const denied = await asRestricted.rosters.raw.create({ name: 'by restricted' });
+      expect(expectError(denied, 403, 'forbidden').message).toMatch(/alerts:delete/);
       expect(await count('on_call_roster')).toBe(before);
 
-      const id = (await send('post', base(), { name: 'by dev' }, developer.jwt).expect(201)).body
-        .data.id as string;
-      const renamed = await send('patch', `${base()}/${id}`, { name: 'renamed' }, restricted.jwt);
-      expect(renamed.status).toBe(200);
+      const id = (await rostersAs(developer).rosters.create({ name: 'by dev' })).id;
+      await asRestricted.rosters.update(id, { name: 'renamed' });
       // Sub-resources need create, not delete, to be added; removing them needs delete.
-      const member = await send(
-        'post',
-        members(id),
-        { account_id: owner.accountId },
-        restricted.jwt,
-      );
-      expect(member.status).toBe(201);
-      const removal = await del(`${members(id)}/${member.body.data.id as string}`, restricted.jwt);
+      const member = await asRestricted.members(id).add({ account_id: owner.accountId });
+      const removal = await asRestricted.members(id).raw.delete(member.id);
       expect(removal.status).toBe(403);
-      const deletion = await del(`${base()}/${id}`, restricted.jwt);
+      const deletion = await asRestricted.rosters.raw.delete(id);
       expect(deletion.status).toBe(403);
       expect(deletion.body.message).toMatch(/alerts:delete/);
-      await get(`${base()}/${id}`).expect(200);
-      await del(`${base()}/${id}`, developer.jwt).expect(204);
+      await rostersAs().rosters.show(id);
+      await rostersAs(developer).rosters.delete(id);
     });
 
     it('scopes static tokens per resource: read, write, manage', async () => {
-      const read = await mintToken(t, owner.jwt, ['on_call_rosters:read']);
-      const write = await mintToken(t, owner.jwt, ['on_call_rosters:write']);
-      const manage = await mintToken(t, owner.jwt, ['on_call_rosters:manage']);
-      const membersWrite = await mintToken(t, owner.jwt, ['on_call_roster_members:write']);
-      const insufficient = (res: Res) => {
-        expect(res.status).toBe(403);
-        expect(res.body.code).toBe('insufficient_scope');
-      };
-      await get(base(), read).expect(200);
-      insufficient(await send('post', base(), { name: 'token' }, read));
-      const id = (await send('post', base(), { name: 'token' }, write).expect(201)).body.data
-        .id as string;
-      await get(
-        `${base()}/${id}/shifts?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z`,
-        read,
-      ).expect(200);
-      insufficient(await get(members(id), read));
-      insufficient(await del(`${base()}/${id}`, write));
-      await send('post', members(id), { account_id: owner.accountId }, membersWrite).expect(201);
-      insufficient(await get(base(), membersWrite));
-      await del(`${base()}/${id}`, manage).expect(204);
+      const read = rostersAs(await mintToken(t, owner.jwt, ['on_call_rosters:read']));
+      const write = rostersAs(await mintToken(t, owner.jwt, ['on_call_rosters:write']));
+      const manage = rostersAs(await mintToken(t, owner.jwt, ['on_call_rosters:manage']));
+      const membersWrite = rostersAs(
+        await mintToken(t, owner.jwt, ['on_call_roster_members:write']),
+      );
+      await read.rosters.list();
+      expectError(await read.rosters.raw.create({ name: 'token' }), 403, 'insufficient_scope');
+      const id = (await write.rosters.create({ name: 'token' })).id;
+      await read.rosters.shifts(id, WINDOW);
+      expectError(await read.members(id).raw.list(), 403, 'insufficient_scope');
+      expectError(await write.rosters.raw.delete(id), 403, 'insufficient_scope');
+      await membersWrite.members(id).add({ account_id: owner.accountId });
+      expectError(await membersWrite.rosters.raw.list(), 403, 'insufficient_scope');
+      await manage.rosters.delete(id);
     });
 
     it('answers 403 alerts_capability_not_enabled on every route of a project without the grant', async () => {
-      const root = base(bareProjectId);
-      const roster = `${root}/${MISSING}`;
+      const bare = rostersAs(owner, bareProjectId);
+      const { raw } = bare.rosters;
+      const members = bare.members(MISSING).raw;
+      const contacts = bare.contacts(MISSING).raw;
+      const rotation = bare.rotation(MISSING).raw;
+      const overrides = bare.overrides(MISSING).raw;
       const attempts = [
-        t.request().get(root),
-        t.request().post(root).send({ name: 'x' }),
-        t.request().get(roster),
-        t.request().patch(roster).send({ name: 'x' }),
-        t.request().delete(roster),
-        t.request().get(`${roster}/shifts?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z`),
-        t.request().get(`${roster}/on_call_roster_members`),
-        t.request().post(`${roster}/on_call_roster_members`).send({ account_id: MISSING }),
-        t.request().patch(`${roster}/on_call_roster_members/${MISSING}`).send({ position: 0 }),
-        t.request().delete(`${roster}/on_call_roster_members/${MISSING}`),
-        t.request().get(`${roster}/on_call_roster_phone_contacts`),
-        t.request().post(`${roster}/on_call_roster_phone_contacts`).send({}),
-        t.request().get(`${roster}/on_call_roster_phone_contacts/${MISSING}`),
-        t.request().patch(`${roster}/on_call_roster_phone_contacts/${MISSING}`).send({}),
-        t.request().delete(`${roster}/on_call_roster_phone_contacts/${MISSING}`),
-        t.request().get(`${roster}/rotation`),
-        t.request().put(`${roster}/rotation`).send({}),
-        t.request().delete(`${roster}/rotation`),
-        t.request().get(`${roster}/on_call_overrides`),
-        t.request().post(`${roster}/on_call_overrides`).send({}),
-        t.request().get(`${roster}/on_call_overrides/${MISSING}`),
-        t.request().delete(`${roster}/on_call_overrides/${MISSING}`),
+        raw.list(),
+        raw.create({ name: 'x' }),
+        raw.show(MISSING),
+        raw.update(MISSING, { name: 'x' }),
+        raw.delete(MISSING),
+        raw.shifts(MISSING, WINDOW),
+        members.list(),
+        members.add({ account_id: MISSING }),
+        members.move(MISSING, { position: 0 }),
+        members.delete(MISSING),
+        contacts.list(),
+        contacts.create({}),
+        contacts.show(MISSING),
+        contacts.update(MISSING, {}),
+        contacts.delete(MISSING),
+        rotation.show(),
+        rotation.put({}),
+        rotation.delete(),
+        overrides.list(),
+        overrides.create({}),
+        overrides.show(MISSING),
+        overrides.delete(MISSING),
       ];
-      for (const attempt of attempts) {
-        const res = await attempt.set(bearer(owner.jwt));
-        expect(res.status).toBe(403);
-        expect(res.body.code).toBe('alerts_capability_not_enabled');
-      }
+      for (const attempt of attempts)
+        expectError(await attempt, 403, 'alerts_capability_not_enabled');
       expect(await count('on_call_roster', bareProjectId)).toBe(0);
     });
   });

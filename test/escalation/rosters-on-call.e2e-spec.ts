@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { OnCallResolver } from '@platform/oncall';
+import type { PutRotationBody } from '../../libs/oncall/src/rosters/rosters.dto.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
-import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
-
-type Body = Record<string, unknown>;
+import { api } from '../support/clients/index.js';
+import { addMember, createAccount, type TestAccount } from '../support/identity.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 // Daily handoffs at 09:00 Berlin time from 2025-03-28: on 2025-03-29 at 12:00Z shift 1 runs
 // (08:00Z that day until 07:00Z the next, after spring forward), so the second member is on call.
-const ROTATION = {
+const ROTATION: PutRotationBody = {
   time_zone: 'Europe/Berlin',
   start_date: '2025-03-28',
   handoff_time: '09:00',
@@ -28,41 +28,31 @@ describe('who is on call', () => {
   let zoe: TestAccount;
   let projectId: string;
 
-  const base = () => `/projects/${projectId}/on_call_rosters`;
-  const post = (path: string, body: Body, jwt = owner.jwt) =>
-    t.request().post(path).set(bearer(jwt)).send(body);
-  const roster = async (name: string, members: TestAccount[], rotation: Body | null = ROTATION) => {
-    const id = (await post(base(), { name }).expect(201)).body.data.id as string;
+  const ownerApi = () => api(t).as(owner);
+  const roster = async (
+    name: string,
+    members: TestAccount[],
+    rotation: PutRotationBody | null = ROTATION,
+  ) => {
+    const id = (await ownerApi().rosters(projectId).create({ name })).id;
     for (const m of members)
-      await post(`${base()}/${id}/on_call_roster_members`, { account_id: m.accountId }).expect(201);
-    if (rotation)
-      await t
-        .request()
-        .put(`${base()}/${id}/rotation`)
-        .set(bearer(owner.jwt))
-        .send(rotation)
-        .expect(200);
+      await ownerApi().rosterMembers(projectId, id).add({ account_id: m.accountId });
+    if (rotation) await ownerApi().rotation(projectId, id).put(rotation);
     return id;
   };
   const override = async (rosterId: string, account: TestAccount, from: string, to: string) => {
     // Later-created overrides win: each gets its own creation time.
     t.clock.advance({ seconds: 1 });
-    return (
-      await post(`${base()}/${rosterId}/on_call_overrides`, {
-        account_id: account.accountId,
-        starts_at: from,
-        ends_at: to,
-      }).expect(201)
-    ).body.data.id as string;
+    const created = await ownerApi()
+      .overrides(projectId, rosterId)
+      .create({ account_id: account.accountId, starts_at: from, ends_at: to });
+    return created.id;
   };
   const absent = async (account: TestAccount, from: string, to: string) =>
-    (
-      await post('/notification_absences', { starts_at: from, ends_at: to }, account.jwt).expect(
-        201,
-      )
-    ).body.data.id as string;
+    (await api(t).as(account).notificationCenter().createAbsence({ starts_at: from, ends_at: to }))
+      .id;
   const present = (account: TestAccount, absenceId: string) =>
-    t.request().delete(`/notification_absences/${absenceId}`).set(bearer(account.jwt)).expect(204);
+    api(t).as(account).notificationCenter().deleteAbsence(absenceId);
   const onCall = async (rosterId: string, at = AT) =>
     (await resolver.onCall([rosterId], at)).get(rosterId);
 
@@ -103,17 +93,9 @@ describe('who is on call', () => {
     // Everyone is absent: the overriding account is paged anyway.
     expect(await onCall(id)).toEqual([ann.accountId]);
 
-    await t
-      .request()
-      .delete(`${base()}/${id}/on_call_overrides/${latest}`)
-      .set(bearer(owner.jwt))
-      .expect(204);
+    await ownerApi().overrides(projectId, id).delete(latest);
     expect(await onCall(id)).toEqual([zoe.accountId]);
-    await t
-      .request()
-      .delete(`${base()}/${id}/on_call_overrides/${first}`)
-      .set(bearer(owner.jwt))
-      .expect(204);
+    await ownerApi().overrides(projectId, id).delete(first);
     // No override and every member absent: the scheduled member is paged anyway.
     expect(await onCall(id)).toEqual([bob.accountId]);
 
@@ -177,18 +159,14 @@ describe('who is on call', () => {
   it('lists members in rotation order and phone contacts by label', async () => {
     const first = await roster('Listing', [cid, ann]);
     const second = await roster('Listing two', [], null);
-    await post(`${base()}/${first}/on_call_roster_members`, {
-      account_id: bob.accountId,
-      position: 0,
-    }).expect(201);
+    await ownerApi()
+      .rosterMembers(projectId, first)
+      .add({ account_id: bob.accountId, position: 0 });
     for (const [label, phone_number] of [
       ['Zulu', '+4930111111'],
       ['Alpha', '+4930222222'],
     ])
-      await post(`${base()}/${first}/on_call_roster_phone_contacts`, {
-        label,
-        phone_number,
-      }).expect(201);
+      await ownerApi().rosterContacts(projectId, first).create({ label, phone_number });
     const members = await resolver.members([first, second, MISSING]);
     expect(members).toEqual(
       new Map([
@@ -218,39 +196,23 @@ describe('who is on call', () => {
     await override(id, leaver, '2025-03-29T00:00:00Z', '2025-03-30T00:00:00Z');
     expect(await onCall(id)).toEqual([leaver.accountId]);
 
-    const memberships = await t
-      .request()
-      .get(`/memberships?organization_id=${owner.organizationId}`)
-      .set(bearer(owner.jwt))
-      .expect(200);
-    const membership = (memberships.body.data as Body[]).find(
-      (m) => m.account_id === leaver.accountId,
-    )!;
-    await t
-      .request()
-      .delete(`/memberships/${membership.id as string}?organization_id=${owner.organizationId}`)
-      .set(bearer(owner.jwt))
-      .expect(204);
+    const memberships = ownerApi().memberships(owner.organizationId);
+    const membership = (await memberships.list()).find((m) => m.account_id === leaver.accountId)!;
+    await memberships.delete(membership.id);
 
     // The rotation deals among the two remaining members: shift 1 is bob's.
     expect(await onCall(id)).toEqual([bob.accountId]);
     expect((await resolver.members([id])).get(id)).toEqual([ann.accountId, bob.accountId]);
-    const shifts = await t
-      .request()
-      .get(`${base()}/${id}/shifts?from=2025-03-29T00:00:00Z&to=2025-03-30T00:00:00Z`)
-      .set(bearer(owner.jwt))
-      .expect(200);
-    expect((shifts.body.data as Body[]).map((s) => [s.account_id, s.source])).toEqual([
+    const shifts = await ownerApi()
+      .rosters(projectId)
+      .shifts(id, { from: '2025-03-29T00:00:00Z', to: '2025-03-30T00:00:00Z' });
+    expect(shifts.map((s) => [s.account_id, s.source])).toEqual([
       [ann.accountId, 'rotation'],
       [bob.accountId, 'rotation'],
     ]);
     // Still listed on the roster, so it can be removed.
-    const listed = await t
-      .request()
-      .get(`${base()}/${id}/on_call_roster_members`)
-      .set(bearer(owner.jwt))
-      .expect(200);
-    expect((listed.body.data as Body[]).map((m) => m.account_id)).toEqual([
+    const listed = await ownerApi().rosterMembers(projectId, id).list();
+    expect(listed.map((m) => m.account_id)).toEqual([
       ann.accountId,
       leaver.accountId,
       bob.accountId,

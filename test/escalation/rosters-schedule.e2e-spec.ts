@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { PutRotationBody } from '../../libs/oncall/src/rosters/rosters.dto.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
-import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { api, expectError, type Loose, type TimeWindow } from '../support/clients/index.js';
+import { addMember, createAccount, type TestAccount } from '../support/identity.js';
 
-type Body = Record<string, unknown>;
-type Res = { status: number; body: Body };
-
-const BERLIN_DAILY = {
+const BERLIN_DAILY: PutRotationBody = {
   time_zone: 'Europe/Berlin',
   start_date: '2025-03-28',
   handoff_time: '09:00',
@@ -22,46 +21,27 @@ describe('on-call rotations, overrides and shifts', () => {
   let stranger: TestAccount;
   let projectId: string;
 
-  const base = () => `/projects/${projectId}/on_call_rosters`;
-  const send = (method: 'post' | 'patch' | 'put', path: string, body: Body, jwt = owner.jwt) =>
-    t.request()[method](path).set(bearer(jwt)).send(body);
-  const get = (path: string, jwt = owner.jwt) => t.request().get(path).set(bearer(jwt));
-  const del = (path: string, jwt = owner.jwt) => t.request().delete(path).set(bearer(jwt));
-  const fieldsOf = (body: Body) =>
-    ((body.details as { fields: Array<{ field: string }> }).fields ?? []).map((f) => f.field);
-  const expect422 = (res: Res, fields: string[]) => {
-    expect(res.status).toBe(422);
-    expect(res.body.code).toBe('validation_failed');
-    expect(fieldsOf(res.body)).toEqual(fields);
-  };
-  const expect404 = (res: Res) => {
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('not_found');
-  };
+  const rosters = () => api(t).as(owner).rosters(projectId);
+  const rotation = (rosterId: string) => api(t).as(owner).rotation(projectId, rosterId);
+  const overrides = (rosterId: string) => api(t).as(owner).overrides(projectId, rosterId);
 
   /** A roster with `members` in that order and, when given, a rotation. */
-  const roster = async (name: string, members: TestAccount[], rotation?: Body) => {
-    const id = (await send('post', base(), { name }).expect(201)).body.data.id as string;
+  const roster = async (name: string, members: TestAccount[], schedule?: PutRotationBody) => {
+    const id = (await rosters().create({ name })).id;
     for (const m of members)
-      await send('post', `${base()}/${id}/on_call_roster_members`, {
-        account_id: m.accountId,
-      }).expect(201);
-    if (rotation) await send('put', `${base()}/${id}/rotation`, rotation).expect(200);
+      await api(t).as(owner).rosterMembers(projectId, id).add({ account_id: m.accountId });
+    if (schedule) await rotation(id).put(schedule);
     return id;
   };
   const override = async (rosterId: string, account: TestAccount, from: string, to: string) =>
-    (
-      await send('post', `${base()}/${rosterId}/on_call_overrides`, {
-        account_id: account.accountId,
-        starts_at: from,
-        ends_at: to,
-      }).expect(201)
-    ).body.data as Body;
+    overrides(rosterId).create({ account_id: account.accountId, starts_at: from, ends_at: to });
   const shifts = async (rosterId: string, from: string, to: string) =>
-    (
-      (await get(`${base()}/${rosterId}/shifts?from=${from}&to=${to}`).expect(200)).body
-        .data as Body[]
-    ).map((s) => [s.name, s.starts_at, s.ends_at, s.source]);
+    (await rosters().shifts(rosterId, { from, to })).map((s) => [
+      s.name,
+      s.starts_at,
+      s.ends_at,
+      s.source,
+    ]);
 
   beforeAll(async () => {
     t = await createMailingApiTestApp();
@@ -80,28 +60,28 @@ describe('on-call rotations, overrides and shifts', () => {
   describe('rotation', () => {
     it('answers 404 without a rotation, creates one with PUT and replaces it', async () => {
       const id = await roster('Rotating', []);
-      const path = `${base()}/${id}/rotation`;
-      expect404(await get(path));
-      const created = await send('put', path, BERLIN_DAILY).expect(200);
+      const { show, put, raw } = rotation(id);
+      expectError(await raw.show(), 404, 'not_found');
+      const created = await put(BERLIN_DAILY);
       const createdAt = t.clock.now().toISOString();
-      expect(created.body.data).toEqual({
+      expect(created).toEqual({
         roster_id: id,
         ...BERLIN_DAILY,
         shift_hours: null,
         created_at: createdAt,
         updated_at: createdAt,
       });
-      expect((await get(path).expect(200)).body.data).toEqual(created.body.data);
+      expect(await show()).toEqual(created);
 
       t.clock.advance({ seconds: 10 });
-      const replaced = await send('put', path, {
+      const replaced = await put({
         time_zone: 'America/New_York',
         start_date: '2025-11-01',
         handoff_time: '18:30',
         shift_length: 'hours',
         shift_hours: 12,
-      }).expect(200);
-      expect(replaced.body.data).toEqual({
+      });
+      expect(replaced).toEqual({
         roster_id: id,
         time_zone: 'America/New_York',
         start_date: '2025-11-01',
@@ -111,52 +91,56 @@ describe('on-call rotations, overrides and shifts', () => {
         created_at: createdAt,
         updated_at: t.clock.now().toISOString(),
       });
-      await del(path).expect(204);
-      expect404(await get(path));
-      expect404(await del(path));
-      expect((await get(`${base()}/${id}`).expect(200)).body.data.rotation).toBeNull();
+      await rotation(id).delete();
+      expectError(await raw.show(), 404, 'not_found');
+      expectError(await raw.delete(), 404, 'not_found');
+      expect((await rosters().show(id)).rotation).toBeNull();
     });
 
     it('validates every field and keeps the rotation as it was', async () => {
       const id = await roster('Strict', [], BERLIN_DAILY);
-      const path = `${base()}/${id}/rotation`;
-      const before = (await get(path).expect(200)).body.data;
-      const put = (change: Body) => send('put', path, { ...BERLIN_DAILY, ...change });
-      expect422(await put({ time_zone: 'Mars/Olympus_Mons' }), ['time_zone']);
-      expect422(await put({ time_zone: '+02:00' }), ['time_zone']);
-      expect422(await put({ time_zone: null }), ['time_zone']);
-      expect422(await put({ start_date: '2030-02-30' }), ['start_date']);
-      expect422(await put({ start_date: '28.03.2025' }), ['start_date']);
-      expect422(await put({ start_date: '2025-03-28T09:00:00Z' }), ['start_date']);
-      expect422(await put({ handoff_time: '24:00' }), ['handoff_time']);
-      expect422(await put({ handoff_time: '9:00' }), ['handoff_time']);
-      expect422(await put({ handoff_time: '09:60' }), ['handoff_time']);
-      expect422(await put({ shift_length: 'monthly' }), ['shift_length']);
-      expect422(await put({ shift_length: 'hours' }), ['shift_hours']);
-      expect422(await put({ shift_length: 'hours', shift_hours: 0 }), ['shift_hours']);
-      expect422(await put({ shift_length: 'hours', shift_hours: 745 }), ['shift_hours']);
-      expect422(await put({ shift_length: 'hours', shift_hours: 1.5 }), ['shift_hours']);
-      expect422(await put({ shift_hours: 24 }), ['shift_hours']);
-      expect422(await send('put', path, {}), [
+      const { show, put, raw } = rotation(id);
+      const before = await show();
+      const invalid: Array<[Loose<PutRotationBody>, string]> = [
+        [{ time_zone: 'Mars/Olympus_Mons' }, 'time_zone'],
+        [{ time_zone: '+02:00' }, 'time_zone'],
+        [{ time_zone: null }, 'time_zone'],
+        [{ start_date: '2030-02-30' }, 'start_date'],
+        [{ start_date: '28.03.2025' }, 'start_date'],
+        [{ start_date: '2025-03-28T09:00:00Z' }, 'start_date'],
+        [{ handoff_time: '24:00' }, 'handoff_time'],
+        [{ handoff_time: '9:00' }, 'handoff_time'],
+        [{ handoff_time: '09:60' }, 'handoff_time'],
+        [{ shift_length: 'monthly' }, 'shift_length'],
+        [{ shift_length: 'hours' }, 'shift_hours'],
+        [{ shift_length: 'hours', shift_hours: 0 }, 'shift_hours'],
+        [{ shift_length: 'hours', shift_hours: 745 }, 'shift_hours'],
+        [{ shift_length: 'hours', shift_hours: 1.5 }, 'shift_hours'],
+        [{ shift_hours: 24 }, 'shift_hours'],
+      ];
+      for (const [change, field] of invalid)
+        expectError(await raw.put({ ...BERLIN_DAILY, ...change }), 422, 'validation_failed', [
+          field,
+        ]);
+      expectError(await raw.put({}), 422, 'validation_failed', [
         'time_zone',
         'start_date',
         'handoff_time',
         'shift_length',
       ]);
-      expect((await get(path).expect(200)).body.data).toEqual(before);
-      await put({ shift_length: 'hours', shift_hours: 744 }).expect(200);
-      const cased = await put({ time_zone: 'europe/berlin' }).expect(200);
-      expect(cased.body.data.time_zone).toBe('Europe/Berlin');
-      const alias = await put({ time_zone: 'US/Eastern' }).expect(200);
-      expect(alias.body.data.time_zone).toBe('US/Eastern');
-      await put({ shift_length: 'weekly', shift_hours: null }).expect(200);
+      expect(await show()).toEqual(before);
+      await put({ ...BERLIN_DAILY, shift_length: 'hours', shift_hours: 744 });
+      const cased = await put({ ...BERLIN_DAILY, time_zone: 'europe/berlin' });
+      expect(cased.time_zone).toBe('Europe/Berlin');
+      const alias = await put({ ...BERLIN_DAILY, time_zone: 'US/Eastern' });
+      expect(alias.time_zone).toBe('US/Eastern');
+      await put({ ...BERLIN_DAILY, shift_length: 'weekly', shift_hours: null });
     });
   });
 
   describe('overrides', () => {
     it('creates, lists by starts_at with an optional window, shows and deletes', async () => {
       const id = await roster('Overridden', [ann]);
-      const path = `${base()}/${id}/on_call_overrides`;
       const later = await override(id, bob, '2030-01-10T00:00:00Z', '2030-01-11T00:00:00Z');
       expect(later).toEqual({
         id: expect.any(String),
@@ -174,56 +158,80 @@ describe('on-call rotations, overrides and shifts', () => {
         '2030-01-02T09:00:00+01:00',
       );
       expect(earlier.starts_at).toBe('2030-01-01T08:00:00.000Z');
-      const ids = async (query = '') =>
-        ((await get(`${path}${query}`).expect(200)).body.data as Body[]).map((o) => o.id);
+      const { list, show, raw } = overrides(id);
+      const ids = async (window: TimeWindow = {}) => (await list(window)).map((o) => o.id);
       expect(await ids()).toEqual([earlier.id, later.id]);
-      expect(await ids('?from=2030-01-05T00:00:00Z')).toEqual([later.id]);
-      expect(await ids('?to=2030-01-05T00:00:00Z')).toEqual([earlier.id]);
+      expect(await ids({ from: '2030-01-05T00:00:00Z' })).toEqual([later.id]);
+      expect(await ids({ to: '2030-01-05T00:00:00Z' })).toEqual([earlier.id]);
       // Overlap, not containment: ends exactly at `from` is out, starts before `to` is in.
-      expect(await ids('?from=2030-01-11T00:00:00Z')).toEqual([]);
-      expect(await ids('?from=2030-01-01T00:00:00Z&to=2030-01-10T00:00:01Z')).toEqual([
+      expect(await ids({ from: '2030-01-11T00:00:00Z' })).toEqual([]);
+      expect(await ids({ from: '2030-01-01T00:00:00Z', to: '2030-01-10T00:00:01Z' })).toEqual([
         earlier.id,
         later.id,
       ]);
-      expect422(await get(`${path}?from=yesterday`), ['from']);
-      expect422(await get(`${path}?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z`), ['to']);
+      expectError(await raw.list({ from: 'yesterday' }), 422, 'validation_failed', ['from']);
+      expectError(
+        await raw.list({ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' }),
+        422,
+        'validation_failed',
+        ['to'],
+      );
 
-      const one = `${path}/${later.id as string}`;
-      expect((await get(one).expect(200)).body.data).toEqual(later);
-      await del(one).expect(204);
-      expect404(await get(one));
-      expect404(await del(one));
+      expect(await show(later.id)).toEqual(later);
+      await overrides(id).delete(later.id);
+      expectError(await raw.show(later.id), 404, 'not_found');
+      expectError(await raw.delete(later.id), 404, 'not_found');
       expect(await ids()).toEqual([earlier.id]);
     });
 
     it('needs an organization member and ends_at after starts_at, writing nothing otherwise', async () => {
       const id = await roster('Override rules', []);
-      const path = `${base()}/${id}/on_call_overrides`;
+      const { list, raw } = overrides(id);
       const body = {
         account_id: ann.accountId,
         starts_at: '2030-01-01T00:00:00Z',
         ends_at: '2030-01-02T00:00:00Z',
       };
-      expect422(await send('post', path, { ...body, account_id: stranger.accountId }), [
-        'account_id',
-      ]);
-      expect422(await send('post', path, { ...body, ends_at: body.starts_at }), ['ends_at']);
-      expect422(
-        await send('post', path, {
+      expectError(
+        await raw.create({ ...body, account_id: stranger.accountId }),
+        422,
+        'validation_failed',
+        ['account_id'],
+      );
+      expectError(
+        await raw.create({ ...body, ends_at: body.starts_at }),
+        422,
+        'validation_failed',
+        ['ends_at'],
+      );
+      expectError(
+        await raw.create({
           ...body,
           account_id: stranger.accountId,
           ends_at: '2029-12-31T00:00:00Z',
         }),
+        422,
+        'validation_failed',
         ['account_id', 'ends_at'],
       );
-      expect422(await send('post', path, { ...body, starts_at: '2030-01-01T00:00:00' }), [
+      expectError(
+        await raw.create({ ...body, starts_at: '2030-01-01T00:00:00' }),
+        422,
+        'validation_failed',
+        ['starts_at'],
+      );
+      expectError(
+        await raw.create({ ...body, starts_at: '2030-02-30T00:00:00Z' }),
+        422,
+        'validation_failed',
+        ['starts_at'],
+      );
+      expectError(await raw.create({}), 422, 'validation_failed', [
+        'account_id',
         'starts_at',
+        'ends_at',
       ]);
-      expect422(await send('post', path, { ...body, starts_at: '2030-02-30T00:00:00Z' }), [
-        'starts_at',
-      ]);
-      expect422(await send('post', path, {}), ['account_id', 'starts_at', 'ends_at']);
-      expect((await get(path).expect(200)).body.data).toEqual([]);
+      expect(await list()).toEqual([]);
     });
   });
 
@@ -237,10 +245,11 @@ describe('on-call rotations, overrides and shifts', () => {
         ['ann', '2025-03-31T07:00:00.000Z', '2025-04-01T00:00:00.000Z', 'rotation'],
       ]);
       await override(id, owner, '2025-03-29T12:00:00Z', '2025-03-29T18:00:00Z');
-      const res = await get(
-        `${base()}/${id}/shifts?from=2025-03-29T08:00:00Z&to=2025-03-30T07:00:00Z`,
-      ).expect(200);
-      expect(res.body.data).toEqual([
+      const cut = await rosters().shifts(id, {
+        from: '2025-03-29T08:00:00Z',
+        to: '2025-03-30T07:00:00Z',
+      });
+      expect(cut).toEqual([
         {
           account_id: bob.accountId,
           name: 'bob',
@@ -295,17 +304,22 @@ describe('on-call rotations, overrides and shifts', () => {
 
     it('needs from and to, to after from, at most 90 days apart', async () => {
       const id = await roster('Windows', [ann], BERLIN_DAILY);
-      const path = `${base()}/${id}/shifts`;
-      expect422(await get(path), ['from', 'to']);
-      expect422(await get(`${path}?from=2025-04-01T00:00:00Z`), ['to']);
-      expect422(await get(`${path}?from=2025-04-01&to=2025-04-02T00:00:00Z`), ['from']);
-      expect422(await get(`${path}?from=2025-04-02T00:00:00Z&to=2025-04-01T00:00:00Z`), ['to']);
-      expect422(await get(`${path}?from=2025-04-01T00:00:00Z&to=2025-04-01T00:00:00Z`), ['to']);
-      expect422(await get(`${path}?from=2025-04-01T00:00:00Z&to=2025-06-30T00:00:01Z`), ['to']);
-      const longest = await get(`${path}?from=2025-04-01T00:00:00Z&to=2025-06-30T00:00:00Z`).expect(
-        200,
-      );
-      expect(longest.body.data).toHaveLength(91);
+      const { raw } = rosters();
+      const invalid: Array<[TimeWindow, string[]]> = [
+        [{}, ['from', 'to']],
+        [{ from: '2025-04-01T00:00:00Z' }, ['to']],
+        [{ from: '2025-04-01', to: '2025-04-02T00:00:00Z' }, ['from']],
+        [{ from: '2025-04-02T00:00:00Z', to: '2025-04-01T00:00:00Z' }, ['to']],
+        [{ from: '2025-04-01T00:00:00Z', to: '2025-04-01T00:00:00Z' }, ['to']],
+        [{ from: '2025-04-01T00:00:00Z', to: '2025-06-30T00:00:01Z' }, ['to']],
+      ];
+      for (const [window, fields] of invalid)
+        expectError(await raw.shifts(id, window), 422, 'validation_failed', fields);
+      const longest = await rosters().shifts(id, {
+        from: '2025-04-01T00:00:00Z',
+        to: '2025-06-30T00:00:00Z',
+      });
+      expect(longest).toHaveLength(91);
       // Nobody before the first handoff.
       expect(await shifts(id, '2025-01-01T00:00:00Z', '2025-03-28T08:00:00Z')).toEqual([]);
     });
