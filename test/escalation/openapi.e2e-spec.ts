@@ -77,10 +77,26 @@ const SUCCESSES: Array<[string, string, string, string | null, boolean?]> = [
   ['delete', `${ROSTER}/on_call_roster_members/{member_id}`, '204', null],
   ['get', `${ROSTER}/on_call_roster_phone_contacts`, '200', 'OnCallRosterPhoneContact', true],
   ['post', `${ROSTER}/on_call_roster_phone_contacts`, '201', 'OnCallRosterPhoneContact'],
+  [
+    'get',
+    `${ROSTER}/on_call_roster_phone_contacts/{contact_id}`,
+    '200',
+    'OnCallRosterPhoneContact',
+  ],
+  [
+    'patch',
+    `${ROSTER}/on_call_roster_phone_contacts/{contact_id}`,
+    '200',
+    'OnCallRosterPhoneContact',
+  ],
+  ['delete', `${ROSTER}/on_call_roster_phone_contacts/{contact_id}`, '204', null],
+  ['get', `${ROSTER}/rotation`, '200', 'OnCallRotation'],
   ['put', `${ROSTER}/rotation`, '200', 'OnCallRotation'],
   ['delete', `${ROSTER}/rotation`, '204', null],
   ['get', `${ROSTER}/on_call_overrides`, '200', 'OnCallOverride', true],
   ['post', `${ROSTER}/on_call_overrides`, '201', 'OnCallOverride'],
+  ['get', `${ROSTER}/on_call_overrides/{override_id}`, '200', 'OnCallOverride'],
+  ['delete', `${ROSTER}/on_call_overrides/{override_id}`, '204', null],
   ['get', `${P}/escalation_chains`, '200', 'EscalationChain', true],
   ['post', `${P}/escalation_chains`, '201', 'EscalationChain'],
   ['post', `${CHAIN}/clone`, '201', 'EscalationChain'],
@@ -339,6 +355,30 @@ describe('the OpenAPI document of the escalation API', () => {
         'application/x-www-form-urlencoded',
       );
     }
+  });
+
+  it('documents the formats, enums and null values of the roster schemas', () => {
+    const field = (model: string, name: string) => schema(model).properties![name];
+    expect(field('OnCallRoster', 'rotation')).toMatchObject({ nullable: true });
+    expect(field('OnCallRotation', 'shift_length').enum).toEqual(['daily', 'weekly', 'hours']);
+    expect(field('OnCallRotation', 'shift_hours')).toMatchObject({
+      type: 'integer',
+      nullable: true,
+    });
+    expect(field('OnCallRotation', 'start_date')).toMatchObject({ type: 'string', format: 'date' });
+    expect(field('OnCallShift', 'source').enum).toEqual(['rotation', 'override']);
+    for (const [model, name] of [
+      ['OnCallRoster', 'created_at'],
+      ['OnCallRosterPhoneContact', 'updated_at'],
+      ['OnCallRotation', 'created_at'],
+      ['OnCallOverride', 'starts_at'],
+      ['OnCallShift', 'ends_at'],
+    ])
+      expect([model, name, field(model, name)]).toEqual([
+        model,
+        name,
+        expect.objectContaining({ type: 'string', format: 'date-time' }),
+      ]);
   });
 
   it('names the error codes of each route by status', () => {

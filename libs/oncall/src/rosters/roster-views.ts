@@ -1,12 +1,21 @@
 import type { OverrideRow } from './roster-schedule.repository.js';
 import type { MemberRow, PhoneContactRow, RosterRow, RotationRow } from './rosters.repository.js';
-import type { Rotation } from './rotation-schedule.js';
+import type {
+  OnCallOverride,
+  OnCallRoster,
+  OnCallRosterMember,
+  OnCallRosterPhoneContact,
+  OnCallRotation,
+  OnCallShift,
+} from './rosters.openapi.js';
+import type { Rotation, ShiftSegment } from './rotation-schedule.js';
 
-export function memberView(row: MemberRow) {
+/** A member as the API shows it (without its roster, which the path names). */
+export function memberView(row: MemberRow): OnCallRosterMember {
   return { id: row.id, account_id: row.account_id, name: row.name, position: row.position };
 }
 
-export function phoneContactView(row: PhoneContactRow) {
+export function phoneContactView(row: PhoneContactRow): OnCallRosterPhoneContact {
   return {
     id: row.id,
     roster_id: row.roster_id,
@@ -17,7 +26,7 @@ export function phoneContactView(row: PhoneContactRow) {
   };
 }
 
-export function rotationView(row: RotationRow) {
+export function rotationView(row: RotationRow): OnCallRotation {
   return {
     roster_id: row.roster_id,
     time_zone: row.time_zone,
@@ -30,7 +39,7 @@ export function rotationView(row: RotationRow) {
   };
 }
 
-export function overrideView(row: OverrideRow) {
+export function overrideView(row: OverrideRow): OnCallOverride {
   return {
     id: row.id,
     roster_id: row.roster_id,
@@ -46,7 +55,7 @@ export function overrideView(row: OverrideRow) {
 export function rosterView(
   row: RosterRow,
   parts: { members: MemberRow[]; contacts: PhoneContactRow[]; rotation: RotationRow | null },
-) {
+): OnCallRoster {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -57,6 +66,17 @@ export function rosterView(
     rotation: parts.rotation ? rotationView(parts.rotation) : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
+  };
+}
+
+/** A stretch of the computed schedule, with the name of the account on call (null: unknown). */
+export function shiftView(segment: ShiftSegment, name: string | null): OnCallShift {
+  return {
+    account_id: segment.accountId,
+    name,
+    starts_at: segment.startsAt,
+    ends_at: segment.endsAt,
+    source: segment.source,
   };
 }
 

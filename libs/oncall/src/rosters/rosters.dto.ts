@@ -31,7 +31,8 @@ export function parseInstant(value: string): Date {
 }
 
 const DATE = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}$/;
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+/** HH:MM, 24h: the local wall-clock time of a handoff. */
+export const HANDOFF_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 const present = (_: object, value: unknown) => value !== undefined;
 
@@ -261,11 +262,11 @@ export class PutRotationBody {
 
   @ApiProperty({
     example: '09:00',
-    pattern: TIME.source,
+    pattern: HANDOFF_TIME.source,
     description: 'local wall-clock time of each handoff, HH:MM 24h',
   })
   @IsString()
-  @Matches(TIME, { message: 'handoff_time must be a time HH:MM (24h)' })
+  @Matches(HANDOFF_TIME, { message: 'handoff_time must be a time HH:MM (24h)' })
   handoff_time!: string;
 
   @ApiProperty({

@@ -1,6 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MAX_SHIFT_HOURS, MIN_SHIFT_HOURS } from './rosters.dto.js';
-import { SHIFT_LENGTHS } from './rotation-schedule.js';
+import {
+  E164,
+  HANDOFF_TIME,
+  MAX_DESCRIPTION,
+  MAX_LABEL,
+  MAX_NAME,
+  MAX_SHIFT_HOURS,
+  MIN_SHIFT_HOURS,
+} from './rosters.dto.js';
+import { SHIFT_LENGTHS, type ShiftLength, type ShiftSegment } from './rotation-schedule.js';
 
 /** A member of a roster, in rotation order. */
 export class OnCallRosterMember {
@@ -31,21 +39,23 @@ export class OnCallRosterPhoneContact {
 
   @ApiProperty({
     example: 'NOC hotline',
+    maxLength: MAX_LABEL,
     description: 'unique per roster; an acknowledgement by this contact shows as {label}',
   })
   label!: string;
 
   @ApiProperty({
     example: '+4930123456789',
+    pattern: E164.source,
     description: 'E.164; shown only here, never in acknowledged_by or resolved_targets',
   })
   phone_number!: string;
 
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: Date;
 }
 
 /** The roster's rotation: who is on call when no override applies. */
@@ -65,6 +75,7 @@ export class OnCallRotation {
 
   @ApiProperty({
     example: '09:00',
+    pattern: HANDOFF_TIME.source,
     description:
       'local wall-clock time of each handoff (HH:MM, 24h); a skipped time moves after the gap, a repeated one takes its first occurrence',
   })
@@ -75,7 +86,7 @@ export class OnCallRotation {
     description:
       'daily and weekly shifts hand off at the local time across DST; hours shifts last exactly shift_hours elapsed hours',
   })
-  shift_length!: string;
+  shift_length!: ShiftLength;
 
   @ApiProperty({
     type: 'integer',
@@ -86,11 +97,11 @@ export class OnCallRotation {
   })
   shift_hours!: number | null;
 
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: Date;
 }
 
 /** An account put on call for [starts_at, ends_at), ahead of the rotation. */
@@ -107,17 +118,18 @@ export class OnCallOverride {
   @ApiProperty({ example: 'Grace Hopper', description: "the account's name" })
   name!: string;
 
-  @ApiProperty({ format: 'date-time', description: 'inclusive' })
-  starts_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'inclusive' })
+  starts_at!: Date;
 
-  @ApiProperty({ format: 'date-time', description: 'exclusive' })
-  ends_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'exclusive' })
+  ends_at!: Date;
 
   @ApiProperty({
+    type: String,
     format: 'date-time',
     description: 'where overrides overlap, the latest created wins',
   })
-  created_at!: string;
+  created_at!: Date;
 }
 
 /** A roster with its members, phone contacts and rotation. */
@@ -128,10 +140,18 @@ export class OnCallRoster {
   @ApiProperty({ format: 'uuid' })
   project_id!: string;
 
-  @ApiProperty({ example: 'Primary on-call', description: 'trimmed; need not be unique' })
+  @ApiProperty({
+    example: 'Primary on-call',
+    maxLength: MAX_NAME,
+    description: 'trimmed; need not be unique',
+  })
   name!: string;
 
-  @ApiProperty({ example: 'Weekday database pager', description: 'empty when none was given' })
+  @ApiProperty({
+    example: 'Weekday database pager',
+    maxLength: MAX_DESCRIPTION,
+    description: 'empty when none was given',
+  })
   description!: string;
 
   @ApiProperty({ type: [OnCallRosterMember], description: 'in rotation order' })
@@ -147,11 +167,11 @@ export class OnCallRoster {
   })
   rotation!: OnCallRotation | null;
 
-  @ApiProperty({ format: 'date-time' })
-  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: Date;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: Date;
 }
 
 /** A stretch of the computed schedule. */
@@ -167,15 +187,23 @@ export class OnCallShift {
   })
   name!: string | null;
 
-  @ApiProperty({ format: 'date-time', description: 'clipped to the requested window' })
-  starts_at!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    description: 'clipped to the requested window',
+  })
+  starts_at!: Date;
 
-  @ApiProperty({ format: 'date-time', description: 'exclusive; clipped to the requested window' })
-  ends_at!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    description: 'exclusive; clipped to the requested window',
+  })
+  ends_at!: Date;
 
   @ApiProperty({
     enum: ['rotation', 'override'],
     description: 'rotation: the rotation deals it; override: an override cuts into the rotation',
   })
-  source!: string;
+  source!: ShiftSegment['source'];
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
 import { onCallNotFound, onCallValidation } from '../oncall-exception.js';
 import { RosterScheduleRepository } from './roster-schedule.repository.js';
-import { rosterView, rotationOf } from './roster-views.js';
+import { rosterView, rotationOf, shiftView } from './roster-views.js';
 import {
   type CreateRosterBody,
   parseInstant,
@@ -107,13 +107,7 @@ export class RostersService {
       from,
       to,
     });
-    return shifts.map((s) => ({
-      account_id: s.accountId,
-      name: names.get(s.accountId) ?? null,
-      starts_at: s.startsAt,
-      ends_at: s.endsAt,
-      source: s.source,
-    }));
+    return shifts.map((segment) => shiftView(segment, names.get(segment.accountId) ?? null));
   }
 
   /** Views of several rosters in three queries beside the rosters' own. */
