@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { AlertSearchTexts } from '@platform/alerting';
 import { MetricsService } from '@platform/core';
 import { DataSource } from 'typeorm';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount } from '../support/factories.js';
 import { alertsProject } from '../support/alerting.js';
-import { bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { bearer, type TestAccount } from '../support/identity.js';
 
 type Row = Record<string, unknown>;
 type Source = 'kept' | 'memory' | 'forward' | 'counted';
@@ -14,7 +16,7 @@ type Source = 'kept' | 'memory' | 'forward' | 'counted';
  * alerts arrive, change and go, read again in the background, within the memory budget.
  */
 describe('alerts: search totals from the texts held in memory', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let db: DataSource;
   let owner: TestAccount;
   let projectId: string;
@@ -85,10 +87,10 @@ describe('alerts: search totals from the texts held in memory', () => {
   };
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    t = await createApiTestApp({ withWorker: true });
     db = t.get(DataSource);
     texts = t.get(AlertSearchTexts);
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'Search Org');
+    owner = await seedAccount(t, 'owner@example.com', 'Search Org');
     projectId = await alertsProject(t, owner, 'production');
     otherProjectId = await alertsProject(t, owner, 'staging');
     await seed(projectId, 'queue', 40, 'QueueBacklog', 'Queue growing on web');

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
 import { alertsProject, createProject } from '../support/alerting.js';
-import {
-  addMember,
-  bearer,
-  createAccount,
-  mintToken,
-  type TestAccount,
-} from '../support/identity.js';
+import { bearer, mintToken, type TestAccount } from '../support/identity.js';
 
 type Row = Record<string, unknown>;
 
@@ -43,7 +39,7 @@ const ALERT_FIELDS = [
 ];
 
 describe('alerts: list, show, acknowledgement, timeline', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let db: DataSource;
   let owner: TestAccount;
   let developer: TestAccount;
@@ -116,12 +112,12 @@ describe('alerts: list, show, acknowledgement, timeline', () => {
     db.query('SELECT * FROM alert_acknowledgement WHERE alert_id = $1', [id]);
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    t = await createApiTestApp({ withWorker: true });
     db = t.get(DataSource);
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'Alerting Org');
-    developer = await addMember(t, t.sink, owner, 'dev@example.com', 'developer');
-    viewer = await addMember(t, t.sink, owner, 'viewer@example.com', 'viewer');
-    stranger = await createAccount(t, t.sink, 'stranger@example.com', 'Stranger Org');
+    owner = await seedAccount(t, 'owner@example.com', 'Alerting Org');
+    developer = await seedMember(t, owner, 'dev@example.com', 'developer');
+    viewer = await seedMember(t, owner, 'viewer@example.com', 'viewer');
+    stranger = await seedAccount(t, 'stranger@example.com', 'Stranger Org');
     projectId = await alertsProject(t, owner, 'production');
     siblingProjectId = await alertsProject(t, owner, 'staging');
     bulkProjectId = await alertsProject(t, owner, 'bulk');

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { parse } from 'yaml';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
 import { alertsProject, createProject } from '../support/alerting.js';
-import {
-  addMember,
-  bearer,
-  createAccount,
-  mintToken,
-  type TestAccount,
-} from '../support/identity.js';
+import { bearer, mintToken, type TestAccount } from '../support/identity.js';
 
 const payload = (fingerprint: string) => ({
   version: '4',
@@ -26,7 +22,7 @@ const payload = (fingerprint: string) => ({
 });
 
 describe('alert ingest tokens', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let admin: TestAccount;
   let developer: TestAccount;
   let operator: TestAccount;
@@ -45,11 +41,11 @@ describe('alert ingest tokens', () => {
     t.request().post(`/projects/${project}/alerts`).set(headers).send(payload(fingerprint));
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
-    admin = await createAccount(t, t.sink, 'admin@example.com', 'Ops Org');
-    developer = await addMember(t, t.sink, admin, 'dev@example.com', 'developer');
-    operator = await addMember(t, t.sink, admin, 'operator@example.com', 'operator');
-    viewer = await addMember(t, t.sink, admin, 'viewer@example.com', 'viewer');
+    t = await createApiTestApp({ withWorker: true });
+    admin = await seedAccount(t, 'admin@example.com', 'Ops Org');
+    developer = await seedMember(t, admin, 'dev@example.com', 'developer');
+    operator = await seedMember(t, admin, 'operator@example.com', 'operator');
+    viewer = await seedMember(t, admin, 'viewer@example.com', 'viewer');
     projectId = await alertsProject(t, admin, 'production');
     otherProjectId = await alertsProject(t, admin, 'staging');
     plainProjectId = await createProject(t, admin, 'no alerts');

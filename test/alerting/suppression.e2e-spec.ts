@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { SuppressionService } from '@platform/alerting';
 import { DataSource } from 'typeorm';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
 import { alertsProject, createProject } from '../support/alerting.js';
-import {
-  addMember,
-  bearer,
-  createAccount,
-  mintToken,
-  type TestAccount,
-} from '../support/identity.js';
+import { bearer, mintToken, type TestAccount } from '../support/identity.js';
 
 type Row = Record<string, unknown>;
 
@@ -38,7 +34,7 @@ const WINDOW_FIELDS = [
 ];
 
 describe('suppression: silences and maintenance windows', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let db: DataSource;
   let owner: TestAccount;
   let operator: TestAccount;
@@ -94,12 +90,12 @@ describe('suppression: silences and maintenance windows', () => {
   };
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    t = await createApiTestApp({ withWorker: true });
     db = t.get(DataSource);
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'Suppression Org');
-    operator = await addMember(t, t.sink, owner, 'operator@example.com', 'operator');
-    viewer = await addMember(t, t.sink, owner, 'viewer@example.com', 'viewer');
-    stranger = await createAccount(t, t.sink, 'stranger@example.com', 'Stranger Org');
+    owner = await seedAccount(t, 'owner@example.com', 'Suppression Org');
+    operator = await seedMember(t, owner, 'operator@example.com', 'operator');
+    viewer = await seedMember(t, owner, 'viewer@example.com', 'viewer');
+    stranger = await seedAccount(t, 'stranger@example.com', 'Stranger Org');
     projectId = await alertsProject(t, owner, 'production');
     siblingProjectId = await alertsProject(t, owner, 'staging');
     strangerProjectId = await alertsProject(t, stranger, 'theirs');

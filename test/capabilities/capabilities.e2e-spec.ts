@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { Controller, Get, Module, Post } from '@nestjs/common';
 import { CapabilitiesModule, RequiresCapability } from '@platform/capabilities';
 import { Authenticated } from '@platform/identity';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import {
-  addMember,
-  bearer,
-  createAccount,
-  login,
-  mintToken,
-  type TestAccount,
-} from '../support/identity.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
+import { bearer, login, mintToken, type TestAccount } from '../support/identity.js';
 
 /** A route of the kind the alerting module declares: Axis A, then the alerts capability. */
 @Controller('projects/:project_id/capability-probe')
@@ -34,7 +29,7 @@ class AlertsProbeController {
 class AlertsProbeModule {}
 
 describe('capabilities (Axis B)', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let owner: TestAccount;
   let developer: TestAccount;
   let viewer: TestAccount;
@@ -85,15 +80,16 @@ describe('capabilities (Axis B)', () => {
       .send(body);
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp({
+    t = await createApiTestApp({
+      withWorker: true,
       config: { platformAdmin: platform },
       imports: [AlertsProbeModule],
     });
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'Owner Org');
+    owner = await seedAccount(t, 'owner@example.com', 'Owner Org');
     org = owner.organizationId;
-    developer = await addMember(t, t.sink, owner, 'dev@example.com', 'developer');
-    viewer = await addMember(t, t.sink, owner, 'viewer@example.com', 'viewer');
-    stranger = await createAccount(t, t.sink, 'stranger@example.com', 'Stranger Org');
+    developer = await seedMember(t, owner, 'dev@example.com', 'developer');
+    viewer = await seedMember(t, owner, 'viewer@example.com', 'viewer');
+    stranger = await seedAccount(t, 'stranger@example.com', 'Stranger Org');
     platformJwt = await login(t, platform.login, platform.password);
     const project = await t
       .request()

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount } from '../support/factories.js';
 import { alertsProject } from '../support/alerting.js';
-import { bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { bearer, type TestAccount } from '../support/identity.js';
 
 interface Schema {
   $ref?: string;
@@ -112,15 +114,15 @@ const SUCCESSES: Array<[string, string, string, string | null, boolean?]> = [
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('the OpenAPI document of the escalation API', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let doc: Document;
   let owner: TestAccount;
   let projectId: string;
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    t = await createApiTestApp({ withWorker: true });
     doc = (await t.request().get('/openapi.json').expect(200)).body as Document;
-    owner = await createAccount(t, t.sink, 'owner@openapi-escalation.example');
+    owner = await seedAccount(t, 'owner@openapi-escalation.example');
     projectId = await alertsProject(t, owner, 'documented');
   });
 

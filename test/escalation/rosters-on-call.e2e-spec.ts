@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { OnCallResolver } from '@platform/oncall';
 import type { PutRotationBody } from '../../libs/oncall/src/rosters/rosters.dto.js';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
 import { alertsProject } from '../support/alerting.js';
 import { api } from '../support/clients/index.js';
-import { addMember, createAccount, type TestAccount } from '../support/identity.js';
+import { type TestAccount } from '../support/identity.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 // Daily handoffs at 09:00 Berlin time from 2025-03-28: on 2025-03-29 at 12:00Z shift 1 runs
@@ -19,7 +21,7 @@ const ROTATION: PutRotationBody = {
 const AT = new Date('2025-03-29T12:00:00Z');
 
 describe('who is on call', () => {
-  let t: MailingTestApp;
+  let t: TestApp;
   let resolver: OnCallResolver;
   let owner: TestAccount;
   let ann: TestAccount;
@@ -57,13 +59,13 @@ describe('who is on call', () => {
     (await resolver.onCall([rosterId], at)).get(rosterId);
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    t = await createApiTestApp({ withWorker: true });
     resolver = t.get(OnCallResolver);
-    owner = await createAccount(t, t.sink, 'owner@example.com', 'On-call Org');
-    ann = await addMember(t, t.sink, owner, 'ann@example.com', 'developer');
-    bob = await addMember(t, t.sink, owner, 'bob@example.com', 'developer');
-    cid = await addMember(t, t.sink, owner, 'cid@example.com', 'developer');
-    zoe = await addMember(t, t.sink, owner, 'zoe@example.com', 'developer');
+    owner = await seedAccount(t, 'owner@example.com', 'On-call Org');
+    ann = await seedMember(t, owner, 'ann@example.com', 'developer');
+    bob = await seedMember(t, owner, 'bob@example.com', 'developer');
+    cid = await seedMember(t, owner, 'cid@example.com', 'developer');
+    zoe = await seedMember(t, owner, 'zoe@example.com', 'developer');
     projectId = await alertsProject(t, owner, 'production');
   });
 
@@ -190,7 +192,7 @@ describe('who is on call', () => {
   });
 
   it('leaves out accounts that no longer hold a membership in the organization', async () => {
-    const leaver = await addMember(t, t.sink, owner, 'leaver@example.com', 'developer');
+    const leaver = await seedMember(t, owner, 'leaver@example.com', 'developer');
     const id = await roster('Leavers', [ann, leaver, bob]);
     expect(await onCall(id)).toEqual([leaver.accountId]);
     await override(id, leaver, '2025-03-29T00:00:00Z', '2025-03-30T00:00:00Z');

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { TestApp } from '@platform/testing';
 import { NotificationCenterRepository } from '@platform/notifications';
-import type { SmtpSink } from '@platform/testing';
 import { DataSource } from 'typeorm';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
+import { bearer, type TestAccount } from '../support/identity.js';
 
 describe('notification center', () => {
-  let t: MailingTestApp;
-  let sink: SmtpSink;
+  let t: TestApp;
   let ada: TestAccount;
   let other: TestAccount;
   let secondOrg: TestAccount;
@@ -40,12 +40,11 @@ describe('notification center', () => {
   }
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
-    sink = t.sink;
-    ada = await createAccount(t, sink, 'ada@center.example');
-    other = await createAccount(t, sink, 'other@center.example');
-    secondOrg = await createAccount(t, sink, 'second@center.example');
-    await addMember(t, sink, secondOrg, 'ada@center.example', 'viewer');
+    t = await createApiTestApp({ withWorker: true });
+    ada = await seedAccount(t, 'ada@center.example');
+    other = await seedAccount(t, 'other@center.example');
+    secondOrg = await seedAccount(t, 'second@center.example');
+    await seedMember(t, secondOrg, 'ada@center.example', 'viewer');
   });
 
   afterAll(async () => {
@@ -80,7 +79,7 @@ describe('notification center', () => {
     let account: TestAccount;
 
     beforeAll(async () => {
-      account = await createAccount(t, sink, 'lister@center.example');
+      account = await seedAccount(t, 'lister@center.example');
       await seed(account, 25);
     });
 
@@ -128,7 +127,7 @@ describe('notification center', () => {
     });
 
     it('caps the limit at 100 when more than 100 exist', async () => {
-      const many = await createAccount(t, sink, 'many@center.example');
+      const many = await seedAccount(t, 'many@center.example');
       await t.get(DataSource).query(
         `INSERT INTO notification (account_id, organization_id, category_key, event_type, payload, created_at)
          SELECT $1, $2, 'feature_request', 'approved', jsonb_build_object('n', n),
