@@ -64,6 +64,22 @@ describe('e-mail delivery through the worker', () => {
       expect(job.returnvalue).toEqual({ outcome: 'sent', providerRef: mail.messageId });
     });
 
+    it('fails a message the server refuses permanently at once, without retries', async () => {
+      sink.refusedRecipients.add('gone@example.test');
+      try {
+        const id = await app.get(Mailer).send({ ...email, to: 'gone@example.test' });
+        const job = await jobWhen(app, id, (j) => j.finishedOn !== undefined);
+        expect(await job.getState()).toBe('completed');
+        expect(job.attemptsMade).toBe(1);
+        expect(job.returnvalue).toEqual({
+          outcome: 'failed',
+          reason: expect.stringContaining('550'),
+        });
+      } finally {
+        sink.refusedRecipients.delete('gone@example.test');
+      }
+    });
+
     it('queues a keyed e-mail once and sends it with the Message-ID its key names', async () => {
       const keyed = { ...email, to: 'keyed@example.test', messageKey: 'page-42' };
       const messageId = `<${messageIdLeft('page-42')}@example.test>`;

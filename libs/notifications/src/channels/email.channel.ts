@@ -8,9 +8,11 @@ import {
 } from './channel.js';
 
 /**
- * E-mail over the pooled SMTP connections (or into the log without SMTP_URL). Every failure is
- * retried: a server that is down or refuses for now is the usual case, and the backoff of the
- * e-mail job (about four minutes in all) bounds a message that will never be accepted.
+ * E-mail over the pooled SMTP connections (or into the log without SMTP_URL). A permanent
+ * refusal (a 5xx reply, e.g. 550 mailbox unavailable) fails the delivery at once: the same
+ * message to the same mailbox will be refused again. Anything else (a server down, a 4xx
+ * "try later", a dropped connection) is retried with the e-mail job's backoff, about four
+ * minutes in all.
  */
 @Injectable()
 export class EmailChannel implements DeliveryChannel<EmailMessage> {
@@ -24,6 +26,8 @@ export class EmailChannel implements DeliveryChannel<EmailMessage> {
   }
 
   classify(error: unknown): FailureVerdict {
-    return { retry: true, reason: failureReason(error) };
+    const reply = (error as { responseCode?: unknown } | null)?.responseCode;
+    const permanent = typeof reply === 'number' && reply >= 500 && reply < 600;
+    return { retry: !permanent, reason: failureReason(error) };
   }
 }
