@@ -3,6 +3,10 @@ import { describe, expect, it } from '@jest/globals';
 import { NestFactory } from '@nestjs/core';
 import { Dependencies, JsonLogger } from '@platform/core';
 import { PlatformAdminStartup } from '@platform/identity';
+import { ChannelRegistry, NotificationPush } from '@platform/notifications';
+import { CableCredentialWatch } from '../../libs/notifications/src/realtime/cable-credential-watch.js';
+import { NotificationsCableGateway } from '../../libs/notifications/src/realtime/notifications-cable.gateway.js';
+import { PushRelay } from '../../libs/notifications/src/realtime/push-relay.js';
 import { JOB_QUEUES, QueueName } from '@platform/queue';
 import { createTestDatabase, deleteRedisPrefix, testConfig } from '@platform/testing';
 import { DataSource } from 'typeorm';
@@ -23,6 +27,28 @@ describe('worker application', () => {
     }
     for (const queue of Object.values(JOB_QUEUES))
       expect(Object.values(QueueName)).toContain(queue);
+  });
+
+  it('serves no sockets: the socket gateway, the push relay and the credential watch stay in the API', async () => {
+    const database = await createTestDatabase();
+    const config = testConfig(database);
+    try {
+      const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+        logger: false,
+      });
+      try {
+        for (const apiOnly of [NotificationsCableGateway, PushRelay, CableCredentialWatch])
+          expect(() => app.get(apiOnly, { strict: false })).toThrow();
+        // What it needs to notify in real time and to deliver is there.
+        expect(app.get(NotificationPush, { strict: false })).toBeInstanceOf(NotificationPush);
+        expect(app.get(ChannelRegistry, { strict: false })).toBeInstanceOf(ChannelRegistry);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await database.drop();
+      await deleteRedisPrefix(config.redisPrefix);
+    }
   });
 
   it('leaves the platform admin to migrate and the API, even with the variables set', async () => {

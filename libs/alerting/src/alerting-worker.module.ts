@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { NotificationsModule } from '@platform/notifications';
+import { NotifyModule } from '@platform/notifications';
 import { OnCallModule } from '@platform/oncall';
 import { AlertDispatchSweepRepository } from './dispatch/alert-dispatch-sweep.repository.js';
 import { AlertDispatchSweeper } from './dispatch/alert-dispatch-sweeper.js';
@@ -21,7 +21,7 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
   imports: [
     SuppressionModule,
     NotificationEndpointsWorkerModule,
-    NotificationsModule,
+    NotifyModule,
     OnCallModule,
     TestAlertsWorkerModule,
   ],

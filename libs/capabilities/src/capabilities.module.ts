@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { IdentityModule } from '@platform/identity';
-import { NotificationsModule } from '@platform/notifications';
+import { NotifyModule } from '@platform/notifications';
 import { CapabilitiesController } from './catalog/capabilities.controller.js';
 import { CapabilitiesRepository } from './catalog/capabilities.repository.js';
 import { CapabilitiesService } from './catalog/capabilities.service.js';
@@ -17,7 +17,7 @@ import { FeatureRequestsService } from './requests/feature-requests.service.js';
  * `@RequiresCapability` guard other modules put on their project routes.
  */
 @Module({
-  imports: [DiscoveryModule, IdentityModule, NotificationsModule],
+  imports: [DiscoveryModule, IdentityModule, NotifyModule],
   controllers: [CapabilitiesController, FeatureRequestsController],
   providers: [
     CapabilitiesRepository,

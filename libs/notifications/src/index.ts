@@ -9,6 +9,7 @@ export * from './digest/digest.processor.js';
 export * from './digest/digest.repository.js';
 export * from './phone/index.js';
 export * from './notify/notify.service.js';
+export * from './notify/notify.module.js';
 export * from './channels/index.js';
 export * from './tables.js';
 export * from './migrations/index.js';

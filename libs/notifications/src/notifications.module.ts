@@ -7,23 +7,22 @@ import { NotificationCenterService } from './center/center.service.js';
 import { PreferencesController } from './center/preferences.controller.js';
 import { PreferencesRepository } from './center/preferences.repository.js';
 import { ScheduleController } from './center/schedule.controller.js';
-import { ScheduleRepository } from './center/schedule.repository.js';
-import { MailModule } from '@platform/mail';
 import { NOTIFICATION_ENTITIES } from './entities.js';
-import { NotifyService } from './notify/notify.service.js';
-import { RecipientsRepository } from './notify/recipients.repository.js';
-import { ChannelsModule } from './channels/channels.module.js';
+import { NotifyModule } from './notify/notify.module.js';
 import { PhoneModule } from './phone/phone.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 
-/** The notification center, preferences, schedules, absences, broadcasts and `notify()`. */
+/**
+ * The API's notifications: the notification center, preferences, schedules, absences,
+ * broadcasts, phone numbers and the sockets, with `notify()` (NotifyModule, which is what other
+ * modules import to notify).
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature(NOTIFICATION_ENTITIES),
-    MailModule,
     RealtimeModule,
     PhoneModule,
-    ChannelsModule,
+    NotifyModule,
   ],
   controllers: [NotificationCenterController, PreferencesController, ScheduleController],
   providers: [
@@ -31,16 +30,7 @@ import { RealtimeModule } from './realtime/realtime.module.js';
     PreferencesRepository,
     AbsencesRepository,
     BroadcastsRepository,
-    ScheduleRepository,
-    RecipientsRepository,
-    NotifyService,
   ],
-  exports: [
-    ChannelsModule,
-    PreferencesRepository,
-    AbsencesRepository,
-    ScheduleRepository,
-    NotifyService,
-  ],
+  exports: [NotifyModule, PreferencesRepository, AbsencesRepository],
 })
 export class NotificationsModule {}

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { MailModule } from '@platform/mail';
-import { NotificationsModule } from '@platform/notifications';
+import { NotifyModule } from '@platform/notifications';
 import { PageDeliveryProcessor } from './page-delivery.processor.js';
 import { PagesRepository } from './pages.repository.js';
 
 /** Delivery of escalation pages: in-app, e-mail, phone call and SMS. */
 @Module({
-  imports: [NotificationsModule, MailModule],
+  imports: [NotifyModule, MailModule],
   providers: [PagesRepository, PageDeliveryProcessor],
   exports: [PageDeliveryProcessor],
 })

@@ -1,18 +1,14 @@
 import { Module } from '@nestjs/common';
 import { RateLimitsModule } from '@platform/rate-limits';
 import { AccountPhoneController } from './phone.controller.js';
-import { PhoneDispatcher } from './phone-dispatcher.js';
+import { ChannelsModule } from '../channels/channels.module.js';
 import { PhoneVerificationRepository } from './phone-verification.repository.js';
 import { PhoneVerificationService } from './phone-verification.service.js';
 
-/**
- * Phone numbers of accounts (set and verified by SMS code) and PhoneDispatcher, which queues
- * SMS and calls for the worker (JobQueue comes from the global QueueModule).
- */
+/** Phone numbers of accounts, set and verified by an SMS code sent through the channels. */
 @Module({
-  imports: [RateLimitsModule],
+  imports: [RateLimitsModule, ChannelsModule],
   controllers: [AccountPhoneController],
-  providers: [PhoneDispatcher, PhoneVerificationRepository, PhoneVerificationService],
-  exports: [PhoneDispatcher],
+  providers: [PhoneVerificationRepository, PhoneVerificationService],
 })
 export class PhoneModule {}
