@@ -89,7 +89,10 @@ describe('Redis restarted mid-burst', () => {
       while (sent < PAYLOADS) statuses.push((await ingest(sent++)).status);
     };
     const senders = Array.from({ length: 4 }, sender);
-    await eventually(async () => statuses.length >= PAYLOADS / 4, 'the first quarter');
+    await eventually(async () => statuses.length >= PAYLOADS / 4, {
+      what: 'the first quarter',
+      timeoutMs: 60_000,
+    });
     await redis.stop();
     await eventually(async () => statuses.length >= PAYLOADS / 2, {
       what: 'ingests during the outage',
@@ -103,7 +106,10 @@ describe('Redis restarted mid-burst', () => {
     // The dispatch outbox takes what the ingest's own jobs did not deliver once it is older
     // than its grace period.
     t.clock.advance({ ms: SWEEP_GRACE_MS + 1000 });
-    await eventually(async () => (await notified()).length === ALERTS, `${ALERTS} alerts notified`);
+    await eventually(async () => (await notified()).length === ALERTS, {
+      what: `${ALERTS} alerts notified`,
+      timeoutMs: 60_000,
+    });
     const counts = await notified();
     expect(counts).toHaveLength(ALERTS);
     expect(counts.every(([, count]) => count === 1)).toBe(true);
@@ -116,7 +122,7 @@ describe('Redis restarted mid-burst', () => {
     try {
       await eventually(
         async () => (await digests.getJobSchedulers()).some((s) => s.key === 'digest-sweep'),
-        'the digest schedule',
+        { what: 'the digest schedule', timeoutMs: 60_000 },
       );
     } finally {
       await digests.close();
