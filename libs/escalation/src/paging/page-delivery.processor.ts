@@ -99,17 +99,7 @@ export class PageDeliveryProcessor {
   ): Promise<PageDeliveryResult> {
     const page = await this.pagesById.add(data.pageId);
     if (!page || page.status !== 'pending') return { outcome: 'done' };
-    const record = (outcome: DeliveryOutcome) => this.settle(page, outcome);
-    const skip = skipReason(page);
-    const outcome = skip
-      ? await attemptDelivery(
-          this.channels.get(page.channel),
-          async () => skip,
-          job,
-          record,
-          this.logger,
-        )
-      : await this.send(page, job, record);
+    const outcome = await this.send(page, job, (settled) => this.settle(page, settled));
     if (outcome.status === 'sent') {
       const providerSid = outcome.receipt?.providerRef;
       return providerSid ? { outcome: 'sent', providerSid } : { outcome: 'sent' };
@@ -117,12 +107,16 @@ export class PageDeliveryProcessor {
     return { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
   }
 
-  /** One attempt over the page's channel. */
+  /** One attempt over the page's channel, or the skip the page itself calls for. */
   private send(
     page: PageToDeliver,
     job: Pick<Job, 'attemptsMade' | 'opts'> | undefined,
     record: RecordOutcome,
   ): Promise<DeliveryOutcome> {
+    const attempt = (send: () => Promise<Receipt | SkippedSend>) =>
+      attemptDelivery(this.channels.get(page.channel), send, job, record, this.logger);
+    const skip = skipReason(page);
+    if (skip) return attempt(async () => skip);
     const alert: PagedAlert = {
       alertId: page.alert_id,
       projectName: page.project_name,
@@ -131,8 +125,6 @@ export class PageDeliveryProcessor {
       alertname: page.alertname,
       summary: page.summary,
     };
-    const attempt = (send: () => Promise<Receipt | SkippedSend>) =>
-      attemptDelivery(this.channels.get(page.channel), send, job, record, this.logger);
     switch (page.channel) {
       case 'in_app':
         return attempt(() => this.inAppPages.add(page));
