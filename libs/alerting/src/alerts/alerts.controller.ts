@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors, IdParam } from '@platform/core';
+import { ApiData, IdParam } from '@platform/core';
+import { ApiAlertingErrors, alertingNotFoundDoc } from '../alerting-errors.openapi.js';
 import { AlertEventResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import {
@@ -39,7 +40,7 @@ export class AlertsController {
     extraModels: ACKNOWLEDGER_MODELS,
     description: 'a page of alerts with `metadata.total`',
   })
-  @ApiErrors(401, 403, 404, 422)
+  @ApiAlertingErrors(alertingNotFoundDoc())
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
   @ApiQuery({
     name: 'q',
@@ -71,7 +72,7 @@ export class AlertsController {
 
   @Get(':id')
   @ApiData(Alert, { extraModels: ACKNOWLEDGER_MODELS, description: 'the alert' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(alertingNotFoundDoc('no alert of the project has this id'))
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alerts' })
   show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.alerts.show(principal.projectId!, id);
@@ -94,7 +95,7 @@ export class AlertEventsController {
     list: true,
     description: 'a page of the timeline, oldest first, with `metadata.total`',
   })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(alertingNotFoundDoc('no alert of the project has this id'))
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alert_events' })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'offset', required: false })

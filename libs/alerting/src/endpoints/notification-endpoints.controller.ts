@@ -1,7 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors, IdParam, ListResult } from '@platform/core';
+import { ApiData, type ErrorDoc, IdParam, ListResult } from '@platform/core';
+import {
+  ApiAlertingErrors,
+  ApiAlertingWriteErrors,
+  alertingInvalidDoc,
+  alertingNotFoundDoc,
+} from '../alerting-errors.openapi.js';
 import {
   DeliveryResponseDto,
   NotificationEndpointResponseDto,
@@ -10,6 +16,14 @@ import {
 import { Authenticated, CurrentPrincipal, type Principal, principalMay } from '@platform/identity';
 import { CreateEndpointBody, UpdateEndpointBody } from './notification-endpoints.dto.js';
 import { NotificationEndpointsService } from './notification-endpoints.service.js';
+
+const ENDPOINT_404 = alertingNotFoundDoc('no notification endpoint of the project has this id');
+const ENDPOINT_422 = alertingInvalidDoc('name, url (http or https, no credentials) or events');
+const URL_NOT_ALLOWED: ErrorDoc = [
+  422,
+  'url_not_allowed',
+  'the url points at an address outbound calls may not reach (loopback, private, metadata)',
+];
 
 export const DELIVERIES_DEFAULT_LIMIT = 25;
 export const DELIVERIES_MAX_LIMIT = 200;
@@ -57,7 +71,7 @@ export class NotificationEndpointsController {
 
   @Get()
   @ApiData(NotificationEndpointResponseDto, { list: true, description: 'the endpoints' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(alertingNotFoundDoc())
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   list(@CurrentPrincipal() principal: Principal) {
     return this.endpoints.list(principal.projectId!);
@@ -68,7 +82,7 @@ export class NotificationEndpointsController {
     status: 201,
     description: 'the new endpoint, with its secret',
   })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(alertingNotFoundDoc(), ENDPOINT_422, URL_NOT_ALLOWED)
   @Authenticated({ scope: 'project', permission: 'alerts:create', scopeResource: RESOURCE })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateEndpointBody) {
     return this.endpoints.create(principal.projectId!, body);
@@ -76,7 +90,7 @@ export class NotificationEndpointsController {
 
   @Get(':id')
   @ApiData(NotificationEndpointResponseDto, { description: 'the endpoint' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(ENDPOINT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   show(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.endpoints.show(principal.projectId!, id);
@@ -84,7 +98,7 @@ export class NotificationEndpointsController {
 
   @Patch(':id')
   @ApiData(NotificationEndpointResponseDto, { description: 'the changed endpoint' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(ENDPOINT_404, ENDPOINT_422, URL_NOT_ALLOWED)
   @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: RESOURCE })
   update(
     @CurrentPrincipal() principal: Principal,
@@ -102,7 +116,7 @@ export class NotificationEndpointsController {
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the endpoint is deleted' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingWriteErrors(ENDPOINT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   async remove(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     await this.endpoints.remove(principal.projectId!, id);
@@ -113,7 +127,7 @@ export class NotificationEndpointsController {
   @ApiData(NotificationEndpointWithSecretResponseDto, {
     description: 'the endpoint with its new secret',
   })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingWriteErrors(ENDPOINT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   rotateSecret(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.endpoints.rotateSecret(principal.projectId!, id);
@@ -124,7 +138,7 @@ export class NotificationEndpointsController {
     list: true,
     description: 'a page of deliveries, newest first, with `metadata.total`',
   })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(ENDPOINT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   async deliveries(
     @CurrentPrincipal() principal: Principal,
@@ -142,7 +156,7 @@ export class NotificationEndpointsController {
   @Post(':id/test')
   @HttpCode(202)
   @ApiData(DeliveryResponseDto, { status: 202, description: 'the test delivery, queued' })
-  @ApiErrors(401, 403, 404, 429)
+  @ApiAlertingWriteErrors(ENDPOINT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   sendTest(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string) {
     return this.endpoints.sendTest(principal.projectId!, id);

@@ -1,7 +1,12 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors, MultiErrorEnvelope } from '@platform/core';
+import { ApiData, MultiErrorEnvelope } from '@platform/core';
+import {
+  ApiAlertingWriteErrors,
+  alertingInvalidDoc,
+  alertingNotFoundDoc,
+} from '../alerting-errors.openapi.js';
 import { IngestResponseDto, IngestTokenResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { AlertIngestService } from './alert-ingest.service.js';
@@ -22,11 +27,11 @@ export class AlertIngestController {
 
   @Post('alerts')
   @ApiData(IngestResponseDto, { description: 'the alerts accepted, and those refused by index' })
-  @ApiErrors(400, 401, 403, 404, 413, 415, 422, 429, [
-    502,
-    'nothing_processed',
-    'no alert of the payload could be stored',
-  ])
+  @ApiAlertingWriteErrors(
+    alertingNotFoundDoc(),
+    [422, 'malformed_payload', 'the payload has no non-empty `alerts` array'],
+    [502, 'nothing_processed', 'no alert of the payload could be stored'],
+  )
   @HttpCode(200)
   @MultiErrorEnvelope()
   @Authenticated({
@@ -57,7 +62,16 @@ export class IngestTokensController {
     status: 201,
     description: 'the token, with its secret and a receiver snippet',
   })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(
+    alertingNotFoundDoc(),
+    alertingInvalidDoc('name, or a current_password that is not the password of the account'),
+    [
+      403,
+      'reauthentication_required',
+      'a session older than 15 minutes that sends no current_password',
+    ],
+    [429, 'too_many_attempts', 'too many wrong passwords for this account; Retry-After says when'],
+  )
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',

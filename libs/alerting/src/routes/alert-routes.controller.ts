@@ -1,7 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors, IdParam as Id } from '@platform/core';
+import { ApiData, type ErrorDoc, IdParam as Id } from '@platform/core';
+import {
+  ApiAlertingErrors,
+  ApiAlertingWriteErrors,
+  alertingInvalidDoc,
+  alertingNotFoundDoc,
+} from '../alerting-errors.openapi.js';
 import { AlertRoutePreviewResponseDto, AlertRouteResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import {
@@ -11,6 +17,16 @@ import {
   UpdateAlertRouteBody,
 } from './alert-routes.dto.js';
 import { AlertRoutesService } from './alert-routes.service.js';
+
+const ROUTE_404 = alertingNotFoundDoc('no alert route of the project has this id');
+const ROUTE_422 = alertingInvalidDoc(
+  'name, priority, matchers, the in-app target, min_severity_for_notification, cooldown_seconds, or an escalation chain or notification endpoint that is not of the project',
+);
+const DOES_NOTHING: ErrorDoc = [
+  422,
+  'route_does_nothing',
+  'the route would have no in-app target, no escalation chain and no enabled notification endpoint',
+];
 
 const RESOURCE = 'alert_routes';
 
@@ -30,7 +46,7 @@ export class AlertRoutesController {
 
   @Get()
   @ApiData(AlertRouteResponseDto, { list: true, description: 'the routes in evaluation order' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(alertingNotFoundDoc())
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   list(@CurrentPrincipal() principal: Principal) {
     return this.routes.list(principal.projectId!);
@@ -38,7 +54,7 @@ export class AlertRoutesController {
 
   @Post()
   @ApiData(AlertRouteResponseDto, { status: 201, description: 'the new route' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(alertingNotFoundDoc(), ROUTE_422, DOES_NOTHING)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',
@@ -52,7 +68,7 @@ export class AlertRoutesController {
   @Post('preview')
   @HttpCode(200)
   @ApiData(AlertRoutePreviewResponseDto, { description: 'how the routes would take the alert' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(alertingNotFoundDoc(), alertingInvalidDoc('labels or severity'))
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   preview(@CurrentPrincipal() principal: Principal, @Body() body: PreviewAlertRouteBody) {
     return this.routes.preview(principal.projectId!, body);
@@ -60,7 +76,7 @@ export class AlertRoutesController {
 
   @Get(':id')
   @ApiData(AlertRouteResponseDto, { description: 'the route' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(ROUTE_404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   show(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.routes.show(principal.projectId!, id);
@@ -68,7 +84,7 @@ export class AlertRoutesController {
 
   @Patch(':id')
   @ApiData(AlertRouteResponseDto, { description: 'the changed route' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(ROUTE_404, ROUTE_422, DOES_NOTHING)
   @Authenticated({ scope: 'project', permission: 'alerts:update', scopeResource: RESOURCE })
   update(
     @CurrentPrincipal() principal: Principal,
@@ -81,7 +97,7 @@ export class AlertRoutesController {
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the route is deleted' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingWriteErrors(ROUTE_404)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   async delete(@CurrentPrincipal() principal: Principal, @Id('id') id: string): Promise<void> {
     await this.routes.delete(principal.projectId!, id);
@@ -89,7 +105,7 @@ export class AlertRoutesController {
 
   @Post(':id/clone')
   @ApiData(AlertRouteResponseDto, { status: 201, description: 'the copy' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(ROUTE_404, alertingInvalidDoc('name or priority'), DOES_NOTHING)
   @Authenticated({ scope: 'project', permission: 'alerts:delete', scopeResource: RESOURCE })
   clone(
     @CurrentPrincipal() principal: Principal,

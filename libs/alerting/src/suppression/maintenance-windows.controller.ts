@@ -1,11 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors, IdParam } from '@platform/core';
+import { ApiData, IdParam } from '@platform/core';
+import {
+  ApiAlertingErrors,
+  ApiAlertingWriteErrors,
+  alertingInvalidDoc,
+  alertingNotFoundDoc,
+} from '../alerting-errors.openapi.js';
 import { MaintenanceWindowResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { MaintenanceWindowsService } from './maintenance-windows.service.js';
 import { CreateMaintenanceWindowBody, UpdateMaintenanceWindowBody } from './suppression.dto.js';
+
+const WINDOW_404 = alertingNotFoundDoc('no maintenance window of the project has this id');
+const WINDOW_422 = alertingInvalidDoc('name, starts_at, ends_at or matchers');
 
 /**
  * Maintenance windows of a project (scope resource `maintenance_windows`), listed by
@@ -20,7 +29,7 @@ export class MaintenanceWindowsController {
 
   @Get()
   @ApiData(MaintenanceWindowResponseDto, { list: true, description: 'the maintenance windows' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(alertingNotFoundDoc())
   @Authenticated({
     scope: 'project',
     permission: 'alerts:read',
@@ -32,7 +41,7 @@ export class MaintenanceWindowsController {
 
   @Post()
   @ApiData(MaintenanceWindowResponseDto, { status: 201, description: 'the new window' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(alertingNotFoundDoc(), WINDOW_422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:create',
@@ -44,7 +53,7 @@ export class MaintenanceWindowsController {
 
   @Get(':id')
   @ApiData(MaintenanceWindowResponseDto, { description: 'the window' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(WINDOW_404)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:read',
@@ -56,7 +65,7 @@ export class MaintenanceWindowsController {
 
   @Patch(':id')
   @ApiData(MaintenanceWindowResponseDto, { description: 'the changed window' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(WINDOW_404, WINDOW_422)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:update',
@@ -73,7 +82,7 @@ export class MaintenanceWindowsController {
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the window is deleted' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingWriteErrors(WINDOW_404)
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',

@@ -1,11 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors, IdParam } from '@platform/core';
+import { ApiData, IdParam } from '@platform/core';
+import {
+  ApiAlertingErrors,
+  ApiAlertingWriteErrors,
+  alertingInvalidDoc,
+  alertingNotFoundDoc,
+} from '../alerting-errors.openapi.js';
 import { SilenceResponseDto } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { SilencesService } from './silences.service.js';
 import { CreateSilenceBody } from './suppression.dto.js';
+
+const ALERT_404 = alertingNotFoundDoc('no alert of the project has this id');
 
 /**
  * Silences of an alert (scope resource `alert_silences`). POST `{ends_at, comment}` silences
@@ -20,7 +28,7 @@ export class SilencesController {
 
   @Get()
   @ApiData(SilenceResponseDto, { list: true, description: "the alert's silences, newest first" })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingErrors(ALERT_404)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: 'alert_silences' })
   list(@CurrentPrincipal() principal: Principal, @IdParam('alert_id') alertId: string) {
     return this.silences.list(principal.projectId!, alertId);
@@ -28,7 +36,7 @@ export class SilencesController {
 
   @Post()
   @ApiData(SilenceResponseDto, { status: 201, description: 'the new silence' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiAlertingWriteErrors(ALERT_404, alertingInvalidDoc('ends_at (in the future) or comment'))
   @Authenticated({
     scope: 'project',
     permission: 'alerts:create',
@@ -45,7 +53,11 @@ export class SilencesController {
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the silence is expired' })
-  @ApiErrors(401, 403, 404)
+  @ApiAlertingWriteErrors(
+    alertingNotFoundDoc(
+      'no alert of the project has this id, or the alert has no silence with this id',
+    ),
+  )
   @Authenticated({
     scope: 'project',
     permission: 'alerts:delete',

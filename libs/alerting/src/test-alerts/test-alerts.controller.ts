@@ -2,7 +2,12 @@ import { Body, Controller, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { type AuditActor, CurrentActor } from '@platform/audit';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, ApiErrors } from '@platform/core';
+import { ApiData } from '@platform/core';
+import {
+  ApiAlertingWriteErrors,
+  alertingInvalidDoc,
+  alertingNotFoundDoc,
+} from '../alerting-errors.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
 import { ACKNOWLEDGER_MODELS, Alert } from '../alerts/alerts.openapi.js';
 import { TestAlertsService } from './test-alerts.service.js';
@@ -31,12 +36,9 @@ export class TestAlertsController {
     extraModels: ACKNOWLEDGER_MODELS,
     description: 'the alert created, firing',
   })
-  @ApiErrors(
-    400,
-    401,
-    403,
-    [404, 'not_found', 'the project is unknown, or route_id names no route of this project'],
-    [422, 'validation_failed', 'route_id or labels'],
+  @ApiAlertingWriteErrors(
+    alertingNotFoundDoc('route_id names no route of this project'),
+    alertingInvalidDoc('route_id or labels'),
     [
       429,
       'throttled',
