@@ -560,15 +560,11 @@ describe('notification endpoints: signed webhook deliveries', () => {
         );
         return row;
       };
-      const deadline = Date.now() + 20_000;
-      const pruned = async () => {
-        const row = await exists(old);
-        return row.deliveries === 0 && row.events === 0 && row.pages === 1;
-      };
-      while (!(await pruned())) {
-        if (Date.now() > deadline) throw new Error('the prune job never removed the old rows');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        () => exists(old),
+        (row) => row.deliveries === 0 && row.events === 0 && row.pages === 1,
+        'the prune job to remove the old rows',
+      );
       // A page still pending is delivery work, however old.
       expect(await exists(old)).toEqual({ deliveries: 0, attempts: 0, events: 0, pages: 1 });
       expect(await exists(recent)).toEqual({ deliveries: 1, attempts: 1, events: 1, pages: 2 });

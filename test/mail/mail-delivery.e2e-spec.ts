@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Mailer, MailModule, messageIdLeft } from '@platform/mail';
 import { JobQueue, QueueName } from '@platform/queue';
-import { closedLocalPort, SmtpSink, type TestApp } from '@platform/testing';
+import { closedLocalPort, SmtpSink, type TestApp, eventually } from '@platform/testing';
 import type { Job } from 'bullmq';
 import { createApiTestApp } from '../support/api-app.js';
 
@@ -14,13 +14,11 @@ const email = {
 /** Polls the job until `done` holds: BullMQ runs on real time, not on the fake clock. */
 async function jobWhen(app: TestApp, id: string, done: (job: Job) => boolean): Promise<Job> {
   const queue = app.get(JobQueue).queue(QueueName.Deliveries);
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const job = await queue.getJob(id);
-    if (job && done(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} did not get there in time`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return (await eventually(
+    () => queue.getJob(id),
+    (job) => job !== undefined && done(job),
+    `job ${id}`,
+  ))!;
 }
 
 function mailApp(smtpUrl: string | null): Promise<TestApp> {

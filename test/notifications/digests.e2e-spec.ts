@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@platform/testing';
 import { Injectable } from '@nestjs/common';
 import { JobName, JobQueue, QueueName } from '@platform/queue';
 import { messageIdLeft } from '@platform/mail';
@@ -220,13 +221,10 @@ describe('digests and held e-mail', () => {
     await hold(eli, 'Crash-proof invoice');
     (t.get(DigestRepository) as CrashAfterSendDigestRepository).crashes = 1;
     await t.get(DigestProcessor).sweep();
-    const deadline = Date.now() + 20_000;
-    while (
-      mailsTo(eli).filter((m) => m.subject.includes('digest')).length < 2 &&
-      Date.now() < deadline
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(
+      () => mailsTo(eli).filter((m) => m.subject.includes('digest')).length >= 2,
+      'the digest sent again',
+    );
     const digests = mailsTo(eli).filter((m) => m.subject.includes('digest'));
     expect(digests).toHaveLength(2);
     expect(digests.every((m) => m.text.includes('Crash-proof invoice'))).toBe(true);
@@ -247,9 +245,7 @@ describe('digests and held e-mail', () => {
             eli.accountId,
           ])) as Array<{ sent_at: Date | null }>
       )[0].sent_at;
-    while ((await sentAt()) === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(sentAt, 'the held e-mail marked sent');
     expect(await sentAt()).not.toBeNull();
     expect(mailsTo(eli).filter((m) => m.subject.includes('digest'))).toHaveLength(2);
   });

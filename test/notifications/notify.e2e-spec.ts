@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NotifyService } from '@platform/notifications';
-import { FakeTwilio } from '@platform/testing';
+import { FakeTwilio, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { CableSocket, cableUrl, isPush, isType } from '../realtime/cable-socket.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -87,9 +87,7 @@ describe('notify()', () => {
             WHERE notification_id = $1 AND channel = 'email'`,
           [outcome.notificationId],
         )) as Array<{ status: string }>;
-      const deadline = Date.now() + 10_000;
-      while ((await record())[0]?.status !== 'sent' && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 25));
+      await eventually(record, (rows) => rows[0]?.status === 'sent', 'the e-mail recorded sent');
       expect(await record()).toEqual([{ status: 'sent', reason: null, attempts: 1 }]);
 
       await t

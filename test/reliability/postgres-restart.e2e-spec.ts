@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate } from '@platform/database';
 import { MIGRATIONS } from '@platform/schema';
-import { PrivatePostgres } from '@platform/testing';
+import { PrivatePostgres, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { alertsProject } from '../support/alerting.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -85,13 +85,8 @@ describe('PostgreSQL restart under ingest load', () => {
       while (Date.now() < stopAt) answers.push(await ingest(sent++));
     };
     const clients = Array.from({ length: 4 }, client);
-    const waitFor = async (predicate: () => boolean, what: string) => {
-      const deadline = Date.now() + 30_000;
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const waitFor = (predicate: () => boolean, what: string) =>
+      eventually(predicate, { what, timeoutMs: 30_000, intervalMs: 20 });
 
     await waitFor(() => answers.filter((a) => a.status === 200).length >= 20, '20 ingests');
     await postgres.stop();

@@ -62,3 +62,8 @@ export class Arrivals<T> {
     this.taken.clear();
   }
 }
+
+/** Whether `text` contains every fragment (a string, or a pattern it matches). */
+export function containsAll(text: string, fragments: ReadonlyArray<string | RegExp>): boolean {
+  return fragments.every((f) => (typeof f === 'string' ? text.includes(f) : f.test(text)));
+}

@@ -1,4 +1,4 @@
-import { Arrivals } from './arrivals.js';
+import { Arrivals, containsAll } from './arrivals.js';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -307,11 +307,6 @@ function parseBasicAuth(header: string | undefined): BasicAuth | null {
 function reply(response: ServerResponse, status: number, body: Record<string, unknown>): void {
   response.writeHead(status, { 'Content-Type': 'application/json' });
   response.end(JSON.stringify(body));
-}
-
-/** Whether `text` contains every fragment (a string, or a pattern it matches). */
-export function containsAll(text: string, fragments: ReadonlyArray<string | RegExp>): boolean {
-  return fragments.every((f) => (typeof f === 'string' ? text.includes(f) : f.test(text)));
 }
 
 /** One phone number's view of the fake: what arrives at it. */

@@ -1,4 +1,4 @@
-import { Arrivals } from './arrivals.js';
+import { Arrivals, containsAll } from './arrivals.js';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -136,11 +136,7 @@ export class Mailbox {
     return this.arrivals.take(
       (m) =>
         m.to.some((to) => to.toLowerCase() === address) &&
-        fragments.every((f) =>
-          typeof f === 'string'
-            ? m.subject.includes(f) || m.text.includes(f)
-            : f.test(m.subject) || f.test(m.text),
-        ),
+        containsAll(`${m.subject}\n${m.text}`, fragments),
     );
   }
 }
