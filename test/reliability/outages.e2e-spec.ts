@@ -19,6 +19,14 @@ import {
 } from '@platform/testing';
 import { Queue } from 'bullmq';
 
+/**
+ * How often the waits look: every 100 ms, as these tests were written for. A service restarted
+ * the moment a faster look saw its condition can be down for less time than a process takes to
+ * confirm the outage, and an outage nobody confirmed is neither logged nor followed by the
+ * start-up tasks that run again when the service is back.
+ */
+const RESTART_POLL_MS = 100;
+
 /** A request that has no answer after this long counts as hanging (the conventions' 5 s). */
 const ANSWER_WITHIN_MS = 5000;
 const LOGIN = { login: 'nobody@outage.example', password: 'not the password at all' };
@@ -138,17 +146,26 @@ describe('processes weather PostgreSQL and Redis outages', () => {
       expect((await call(`${base}/legal/agb`)).status).toBe(200);
 
       await redis.start();
-      await eventually(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
+      await eventually(async () => (await call(`${base}/health/ready`)).status === 200, {
+        what: 'ready',
+        intervalMs: RESTART_POLL_MS,
+      });
       expect(await login(base)).toMatchObject({
         status: 401,
         body: { code: 'invalid_credentials' },
       });
 
       await redis.stop();
-      await eventually(async () => (await login(base)).status === 503, 'a 503 mid-run');
+      await eventually(async () => (await login(base)).status === 503, {
+        what: 'a 503 mid-run',
+        intervalMs: RESTART_POLL_MS,
+      });
       expectOutage(await login(base), 'redis');
       await redis.start();
-      await eventually(async () => (await login(base)).status === 401, 'logins after the outage');
+      await eventually(async () => (await login(base)).status === 401, {
+        what: 'logins after the outage',
+        intervalMs: RESTART_POLL_MS,
+      });
 
       // One line when an outage starts and one when it ends, never one per retry. On a
       // loaded machine a slow reconnection of one of the process's Redis connections can make
@@ -200,7 +217,10 @@ describe('processes weather PostgreSQL and Redis outages', () => {
     expectOutage(await login(base), 'database');
 
     await postgres.start();
-    await eventually(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
+    await eventually(async () => (await call(`${base}/health/ready`)).status === 200, {
+      what: 'ready',
+      intervalMs: RESTART_POLL_MS,
+    });
     expect((await call(`${base}/legal/agb`)).status).toBe(200);
     expect((await login(base)).status).toBe(401);
 
@@ -241,10 +261,10 @@ describe('processes weather PostgreSQL and Redis outages', () => {
       await worker.waitForLine('job processing paused');
 
       await redis.start();
-      await eventually(
-        async () => ((await checks()).redis as { status: string }).status === 'up',
-        'Redis up',
-      );
+      await eventually(async () => ((await checks()).redis as { status: string }).status === 'up', {
+        what: 'Redis up',
+        intervalMs: RESTART_POLL_MS,
+      });
       const queue = new Queue(QueueName.Deliveries, {
         connection: { url: redis.url() },
         prefix: config.redisPrefix,
@@ -271,7 +291,10 @@ describe('processes weather PostgreSQL and Redis outages', () => {
         await queue.close();
       }
 
-      await eventually(async () => (await call(`${base}/health/ready`)).status === 200, 'ready');
+      await eventually(async () => (await call(`${base}/health/ready`)).status === 200, {
+        what: 'ready',
+        intervalMs: RESTART_POLL_MS,
+      });
       const metrics = (await call(`${base}/metrics`)).body.text as string;
       expect(metrics).toContain(
         'job_duration_seconds_count{queue="deliveries",job="email.send",outcome="completed"} 1',

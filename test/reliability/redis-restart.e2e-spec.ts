@@ -9,6 +9,14 @@ import { alertsProject } from '../support/alerting.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { bearer, createAccount, type TestAccount } from '../support/identity.js';
 
+/**
+ * How often the waits look: every 100 ms, as these tests were written for. A service restarted
+ * the moment a faster look saw its condition can be down for less time than a process takes to
+ * confirm the outage, and an outage nobody confirmed is neither logged nor followed by the
+ * start-up tasks that run again when the service is back.
+ */
+const RESTART_POLL_MS = 100;
+
 const PAYLOADS = 40;
 const ALERTS_PER_PAYLOAD = 5;
 const ALERTS = PAYLOADS * ALERTS_PER_PAYLOAD;
@@ -92,11 +100,13 @@ describe('Redis restarted mid-burst', () => {
     await eventually(async () => statuses.length >= PAYLOADS / 4, {
       what: 'the first quarter',
       timeoutMs: 60_000,
+      intervalMs: RESTART_POLL_MS,
     });
     await redis.stop();
     await eventually(async () => statuses.length >= PAYLOADS / 2, {
       what: 'ingests during the outage',
       timeoutMs: 30_000,
+      intervalMs: RESTART_POLL_MS,
     });
     await redis.start();
     await Promise.all(senders);
@@ -122,7 +132,7 @@ describe('Redis restarted mid-burst', () => {
     try {
       await eventually(
         async () => (await digests.getJobSchedulers()).some((s) => s.key === 'digest-sweep'),
-        { what: 'the digest schedule', timeoutMs: 60_000 },
+        { what: 'the digest schedule', timeoutMs: 60_000, intervalMs: RESTART_POLL_MS },
       );
     } finally {
       await digests.close();
