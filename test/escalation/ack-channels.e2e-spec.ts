@@ -107,9 +107,9 @@ describe('acknowledgement by signed link, phone and SMS', () => {
     );
     // Texts and calls to one number are limited (10 a minute): pages go out 10 s apart.
     if (channel !== 'email') t.clock.advance({ seconds: 10 });
-    expect(await t.get(PageDeliveryProcessor).deliver({ pageId: page.id })).toMatchObject({
-      outcome: 'sent',
-    });
+    expect(await t.get(PageDeliveryProcessor).deliver({ pageIds: [page.id] })).toMatchObject([
+      { outcome: 'sent' },
+    ]);
     return { alertId, instanceId: instance.id as string, pageId: page.id as string };
   };
   const linkFor = async (alertId: string) => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { AppConfig } from '@platform/core';
 import { EscalationJobs, pageKey } from '@platform/escalation';
-import { Mailer, messageIdLeft } from '@platform/mail';
+import { messageIdLeft } from '@platform/mail';
 import {
   ChannelRegistry,
   NotifyService,
@@ -12,6 +12,7 @@ import {
 import { JobQueue, QueueName } from '@platform/queue';
 import { FakeTwilio, gatherAction, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
+import { EscalationSweeper } from '../../libs/escalation/src/engine/escalation-sweeper.js';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
 import { PagesRepository } from '../../libs/escalation/src/paging/pages.repository.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -132,12 +133,17 @@ describe('escalation page delivery', () => {
         [pageId],
       )) as PageRow[]
     )[0];
-  const attempt = (attemptsMade: number) => ({ attemptsMade, opts: { attempts: 6 } });
+  /** Delivers one page as a job of its own (named `jobId`); answers its result. */
+  const deliver = async (pageId: string, jobId?: string) =>
+    (await processor.deliver({ pageIds: [pageId] }, jobId ? { id: jobId } : undefined))[0];
+  /** As if the page had failed `attempts` attempts before. */
+  const failedBefore = (pageId: string, attempts: number) =>
+    db.query('UPDATE escalation_page SET attempts = $2 WHERE id = $1', [pageId, attempts]);
 
   it('in_app: one alert_escalation notification, in-app only, with the page in its payload', async () => {
     const { pageId, alertId, instanceId } = await page('in_app', { accountId: admin.accountId });
     const sentAt = t.clock.now();
-    expect(await processor.deliver({ pageId })).toEqual({ outcome: 'sent' });
+    expect(await deliver(pageId)).toEqual({ outcome: 'sent' });
     const rows = (await db.query(
       `SELECT id, category_key, event_type, payload FROM notification
         WHERE account_id = $1 AND payload ->> 'alert_id' = $2`,
@@ -185,11 +191,11 @@ describe('escalation page delivery', () => {
     await db.query(`UPDATE escalation_page SET account_id = gen_random_uuid() WHERE id = $1`, [
       pages[1].pageId,
     ]);
-    // Observed, not replaced: the deliveries share one read, one notifyEach and one settlement.
-    const reads = jest.spyOn(t.get(PagesRepository), 'findMany');
+    // Observed, not replaced: the batch is one claim, one notifyEach and one settlement.
+    const reads = jest.spyOn(t.get(PagesRepository), 'claimMany');
     const notifies = jest.spyOn(t.get(NotifyService), 'notifyEach');
     const settlements = jest.spyOn(t.get(PagesRepository), 'settleMany');
-    const results = await Promise.all(pages.map(({ pageId }) => processor.deliver({ pageId })));
+    const results = await processor.deliver({ pageIds: pages.map(({ pageId }) => pageId) });
     expect([reads, notifies, settlements].map((spy) => spy.mock.calls.length)).toEqual([1, 1, 1]);
     for (const spy of [reads, notifies, settlements]) spy.mockRestore();
     expect(results).toEqual([
@@ -241,7 +247,7 @@ describe('escalation page delivery', () => {
       })
       .expect(200);
     const { pageId } = await page('in_app', { accountId: member.accountId });
-    expect(await processor.deliver({ pageId })).toEqual({
+    expect(await deliver(pageId)).toEqual({
       outcome: 'skipped',
       reason: 'in_app_disabled',
     });
@@ -252,23 +258,26 @@ describe('escalation page delivery', () => {
     });
   });
 
-  it('a page delivered again after its outcome went unrecorded notifies once and mails one message', async () => {
+  it('a page delivered again after its outcome went unrecorded notifies once and mails the same message', async () => {
     const inApp = await page('in_app', { accountId: admin.accountId });
     const email = await page('email', { accountId: admin.accountId });
-    // The first deliveries send, then fail to record it, as a worker killed between the two.
+    const pageIds = [inApp.pageId, email.pageId];
+    // The first delivery sends, then fails to record it, as a worker killed between the two.
     const settle = jest
       .spyOn(t.get(PagesRepository), 'settleMany')
-      .mockRejectedValueOnce(new Error('killed'))
       .mockRejectedValueOnce(new Error('killed'));
-    expect(await processor.deliver({ pageId: inApp.pageId })).toEqual({ outcome: 'sent' });
-    expect(await processor.deliver({ pageId: email.pageId })).toEqual({ outcome: 'sent' });
+    await expect(processor.deliver({ pageIds }, { id: 'batch-1' })).rejects.toThrow('killed');
     settle.mockRestore();
     expect(await pageRow(inApp.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(await pageRow(email.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+    // Still claimed by that job: another delivery (the sweeper's) takes neither page.
+    expect(await deliver(email.pageId, 'another-job')).toEqual({ outcome: 'done' });
 
-    // Pending, the pages are delivered again (the sweeper re-enqueues them).
-    expect(await processor.deliver({ pageId: inApp.pageId })).toEqual({ outcome: 'sent' });
-    expect(await processor.deliver({ pageId: email.pageId })).toEqual({ outcome: 'sent' });
+    // The job runs again (BullMQ's retry of it, or the stalled job on another worker).
+    expect(await processor.deliver({ pageIds }, { id: 'batch-1' })).toEqual([
+      { outcome: 'sent' },
+      { outcome: 'sent', providerSid: expect.any(String) },
+    ]);
     const notifications = await db.query<Array<{ idempotency_key: string }>>(
       `SELECT idempotency_key FROM notification WHERE payload ->> 'alert_id' = $1`,
       [inApp.alertId],
@@ -277,25 +286,47 @@ describe('escalation page delivery', () => {
     for (const { pageId } of [inApp, email])
       expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
 
-    const jobId = `email-${messageIdLeft(pageKey(email.pageId))}`;
-    const queue = t.get(JobQueue).queue(QueueName.Deliveries);
-    await eventually(
-      () => queue.getJob(jobId),
-      (job) => job?.finishedOn !== undefined,
-    );
+    // At least once, and the same message: one Message-ID, the page's.
     const mails = t.sink.messages.filter((m) => m.text.includes(email.alertId));
     expect(mails.map((m) => m.messageId)).toEqual([
+      `<${messageIdLeft(pageKey(email.pageId))}@localhost>`,
       `<${messageIdLeft(pageKey(email.pageId))}@localhost>`,
     ]);
   });
 
+  it("a claim older than five minutes is a crashed delivery's: another delivery takes the page", async () => {
+    const { pageId } = await page('in_app', { accountId: admin.accountId });
+    await db.query(
+      `UPDATE escalation_page SET claimed_by = 'crashed', claimed_at = $2 WHERE id = $1`,
+      [pageId, new Date(t.clock.now().getTime() - 4 * 60_000)],
+    );
+    expect(await deliver(pageId)).toEqual({ outcome: 'done' });
+    await db.query(`UPDATE escalation_page SET claimed_at = $2 WHERE id = $1`, [
+      pageId,
+      new Date(t.clock.now().getTime() - 5 * 60_000),
+    ]);
+    expect(await deliver(pageId)).toEqual({ outcome: 'sent' });
+    expect(
+      await db.query('SELECT status, claimed_by, claimed_at FROM escalation_page WHERE id = $1', [
+        pageId,
+      ]),
+    ).toEqual([{ status: 'sent', claimed_by: null, claimed_at: null }]);
+  });
+
   it('email: to the login, naming the alert, with a signed link that opens the acknowledgement', async () => {
     const { pageId, alertId, instanceId } = await page('email', { accountId: admin.accountId });
-    expect(await processor.deliver({ pageId })).toEqual({ outcome: 'sent' });
-    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
+    // Sent: the SMTP server accepted it, under the page's Message-ID.
+    const messageId = `<${messageIdLeft(pageKey(pageId))}@localhost>`;
+    expect(await deliver(pageId)).toEqual({ outcome: 'sent', providerSid: messageId });
+    expect(await pageRow(pageId)).toMatchObject({
+      status: 'sent',
+      attempts: 1,
+      provider_sid: messageId,
+    });
     const mail = await t.sink.waitFor(
       (m) => m.to.includes(admin.login) && m.text.includes(alertId),
     );
+    expect(mail.messageId).toBe(messageId);
     expect(mail.subject).toBe('[CRITICAL] DiskFull: Disk /var is 97% full');
     expect(mail.text).toContain('project payments');
     expect(mail.text).toContain('The link is valid for 24 hours.');
@@ -320,7 +351,7 @@ describe('escalation page delivery', () => {
       { accountId: admin.accountId },
       { phoneNumber: ADMIN_NUMBER },
     );
-    const result = await processor.deliver({ pageId });
+    const result = await deliver(pageId);
     const call = await twilio.device(ADMIN_NUMBER).expectCall('DiskFull');
     expect(result).toEqual({ outcome: 'sent', providerSid: call.sid });
     expect(call.from).toBe('+15550000000');
@@ -339,14 +370,14 @@ describe('escalation page delivery', () => {
   it('phone: an external contact is called on its own number', async () => {
     twilio.clear();
     const { pageId } = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
-    await processor.deliver({ pageId });
+    await deliver(pageId);
     const call = await twilio.device(CONTACT_NUMBER).expectCall('DiskFull');
     expect(await pageRow(pageId)).toMatchObject({ status: 'sent', provider_sid: call.sid });
   });
 
   it('sms: the text names the alert and ends with the reply code', async () => {
     const { pageId } = await page('sms', { accountId: admin.accountId }, { replyCode: '482913' });
-    await processor.deliver({ pageId });
+    await deliver(pageId);
     const sms = await twilio.device(ADMIN_NUMBER).expectSms('482913');
     expect(sms).toMatchObject({
       body: '[CRITICAL] DiskFull firing in payments: Disk /var is 97% full. Reply 482913 to acknowledge.',
@@ -366,7 +397,7 @@ describe('escalation page delivery', () => {
         { accountId: member.accountId },
         { replyCode: '111111' },
       );
-      expect(await processor.deliver({ pageId })).toEqual({
+      expect(await deliver(pageId)).toEqual({
         outcome: 'skipped',
         reason: 'phone_not_verified',
       });
@@ -381,7 +412,7 @@ describe('escalation page delivery', () => {
       member.accountId,
     ]);
     const { pageId } = await page('phone', { accountId: member.accountId });
-    expect(await processor.deliver({ pageId })).toEqual({
+    expect(await deliver(pageId)).toEqual({
       outcome: 'skipped',
       reason: 'phone_not_verified',
     });
@@ -406,8 +437,8 @@ describe('escalation page delivery', () => {
       config,
       t.get(PagesRepository),
       t.get(NotifyService),
-      t.get(Mailer),
       registryWith(new PhoneProvider(config, t.get(RateLimiter))),
+      t.get(EscalationJobs),
     );
     for (const channel of ['phone', 'sms'] as const) {
       const { pageId } = await page(
@@ -415,10 +446,9 @@ describe('escalation page delivery', () => {
         { label: 'NOC desk', number: CONTACT_NUMBER },
         { replyCode: '222222' },
       );
-      expect(await unconfigured.deliver({ pageId }, attempt(0))).toEqual({
-        outcome: 'failed',
-        reason: 'phone_provider_not_configured',
-      });
+      expect(await unconfigured.deliver({ pageIds: [pageId] })).toEqual([
+        { outcome: 'failed', reason: 'phone_provider_not_configured' },
+      ]);
       expect(await pageRow(pageId)).toMatchObject({
         status: 'failed',
         reason: 'phone_provider_not_configured',
@@ -426,34 +456,52 @@ describe('escalation page delivery', () => {
     }
   });
 
-  it('a provider failure counts an attempt and is retried; the final attempt fails the page', async () => {
+  it('a provider failure counts an attempt and is retried by a job of its own; the eighth attempt fails the page', async () => {
     const { pageId } = await page(
       'sms',
       { label: 'NOC desk', number: CONTACT_NUMBER },
       { replyCode: '333333' },
     );
     twilio.failNext(1);
-    await expect(processor.deliver({ pageId }, attempt(0))).rejects.toThrow(/500/);
+    expect(await deliver(pageId)).toEqual({
+      outcome: 'retry',
+      reason: expect.stringMatching(/500/),
+      retryInMs: 2_000,
+    });
     expect(await pageRow(pageId)).toMatchObject({
       status: 'pending',
       attempts: 1,
       reason: expect.stringMatching(/500/),
     });
-    expect(await processor.deliver({ pageId }, attempt(1))).toEqual({
-      outcome: 'sent',
-      providerSid: expect.any(String),
-    });
+    const [{ retry_at: retryAt }] = await db.query<Array<{ retry_at: Date }>>(
+      'SELECT retry_at FROM escalation_page WHERE id = $1',
+      [pageId],
+    );
+    expect(retryAt).toEqual(new Date(t.clock.now().getTime() + 2_000));
+    // The retry is a delayed job named by the page and its attempts (the sweeper's would be too).
+    const queue = t.get(JobQueue).queue(QueueName.Escalations);
+    const retry = await queue.getJob(EscalationJobs.pageJobId(pageId, 1));
+    expect(retry?.data).toEqual({ pageIds: [pageId] });
+    expect(retry?.opts.delay).toBe(2_000);
+    await retry!.remove();
+
+    expect(await deliver(pageId)).toEqual({ outcome: 'sent', providerSid: expect.any(String) });
     expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 2, reason: null });
     await twilio.device(CONTACT_NUMBER).expectSms('333333');
 
     const last = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
+    await failedBefore(last.pageId, 7);
     twilio.failNext(1);
-    await expect(processor.deliver({ pageId: last.pageId }, attempt(5))).rejects.toThrow(/500/);
-    expect(await pageRow(last.pageId)).toMatchObject({
-      status: 'failed',
-      attempts: 1,
+    expect(await deliver(last.pageId)).toEqual({
+      outcome: 'failed',
       reason: expect.stringMatching(/500/),
     });
+    expect(await pageRow(last.pageId)).toMatchObject({
+      status: 'failed',
+      attempts: 8,
+      reason: expect.stringMatching(/500/),
+    });
+    expect(await queue.getJob(EscalationJobs.pageJobId(last.pageId, 8))).toBeUndefined();
   });
 
   it('a page no longer pending is done: delivering it again sends nothing', async () => {
@@ -462,11 +510,11 @@ describe('escalation page delivery', () => {
       { label: 'NOC desk', number: CONTACT_NUMBER },
       { replyCode: '444444' },
     );
-    await processor.deliver({ pageId });
+    await deliver(pageId);
     await twilio.device(CONTACT_NUMBER).expectSms('444444');
     const before = twilio.requests.length;
-    expect(await processor.deliver({ pageId })).toEqual({ outcome: 'done' });
-    expect(await processor.deliver({ pageId: '00000000-0000-4000-8000-000000000000' })).toEqual({
+    expect(await deliver(pageId)).toEqual({ outcome: 'done' });
+    expect(await deliver('00000000-0000-4000-8000-000000000000')).toEqual({
       outcome: 'done',
     });
     expect(twilio.requests).toHaveLength(before);
@@ -481,7 +529,7 @@ describe('escalation page delivery', () => {
         { label: 'NOC desk', number: CONTACT_NUMBER },
         { state },
       );
-      expect(await processor.deliver({ pageId })).toEqual({
+      expect(await deliver(pageId)).toEqual({
         outcome: 'skipped',
         reason: 'escalation_halted',
       });
@@ -497,10 +545,39 @@ describe('escalation page delivery', () => {
     const gone = await addMember(t, t.sink, admin, 'gone@pages.example', 'developer');
     const { pageId } = await page('email', { accountId: gone.accountId });
     await db.query('DELETE FROM account WHERE id = $1', [gone.accountId]);
-    expect(await processor.deliver({ pageId })).toEqual({
+    expect(await deliver(pageId)).toEqual({
       outcome: 'skipped',
       reason: 'recipient_gone',
     });
+  });
+
+  it('the sweeper queues a page whose job was lost, and leaves one waiting for its retry alone', async () => {
+    const lost = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '666666' },
+    );
+    const waiting = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '777777' },
+    );
+    t.clock.advance({ seconds: 31 });
+    await db.query(`UPDATE escalation_page SET attempts = 3, retry_at = $2 WHERE id = $1`, [
+      waiting.pageId,
+      new Date(t.clock.now().getTime() + 60_000),
+    ]);
+    await t.get(EscalationSweeper).sweep();
+    await twilio.device(CONTACT_NUMBER).expectSms('666666');
+    const row = await eventually(
+      () => pageRow(lost.pageId),
+      (r) => r.status !== 'pending',
+    );
+    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
+    const queue = t.get(JobQueue).queue(QueueName.Escalations);
+    expect(await queue.getJob(EscalationJobs.pageJobId(waiting.pageId, 3))).toBeUndefined();
+    expect(await pageRow(waiting.pageId)).toMatchObject({ status: 'pending', attempts: 3 });
+    await db.query(`UPDATE escalation_page SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
   });
 
   it('runs as the worker job enqueued for the page', async () => {

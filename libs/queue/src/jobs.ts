@@ -16,7 +16,7 @@ export enum JobName {
   AlertsPrune = 'alerts.prune',
   EscalationStep = 'escalations.step',
   EscalationReEscalate = 'escalations.re-escalate',
-  EscalationPage = 'escalations.page',
+  EscalationPages = 'escalations.pages',
   TestAlertResolve = 'alerts.test-resolve',
 }
 
@@ -58,7 +58,8 @@ export interface JobPayloads extends Record<JobName, unknown> {
   /** Restarts an acknowledged escalation from step 1 if its alert is still firing. */
   [JobName.EscalationReEscalate]: { instanceId: string; generation: number };
   /** Delivers one escalation_page row (in-app, e-mail, phone call or SMS). */
-  [JobName.EscalationPage]: { pageId: string };
+  /** Escalation pages delivered together: a burst's first attempts, or one page's retry. */
+  [JobName.EscalationPages]: { pageIds: string[] };
   /**
    * Resolves a test alert once the clock reaches `resolveAt` (ISO 8601), unless it was resolved
    * sooner; a job that runs early does nothing (the worker's sweep enqueues it again when due).
@@ -77,7 +78,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.AlertsPrune]: QueueName.Maintenance,
   [JobName.EscalationStep]: QueueName.Escalations,
   [JobName.EscalationReEscalate]: QueueName.Escalations,
-  [JobName.EscalationPage]: QueueName.Escalations,
+  [JobName.EscalationPages]: QueueName.Escalations,
   [JobName.TestAlertResolve]: QueueName.Escalations,
 };
 

@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock } from '@platform/core';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock, MetricsService } from '@platform/core';
 import {
   attemptDelivery,
   ChannelRegistry,
@@ -37,6 +37,7 @@ export class WebhookDeliveryProcessor {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly channels: ChannelRegistry,
     @Inject(WEBHOOK_DELIVERY_POLICY) private readonly policy: WebhookDeliveryPolicy,
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   @OnJob(JobName.WebhookDeliver)
@@ -108,6 +109,9 @@ export class WebhookDeliveryProcessor {
       this.logger,
     );
     if (attempt === null) return 'skipped';
+    // From the job's creation (the event's), on the real time like the job's own timestamp.
+    if (outcome.status === 'sent')
+      this.metrics?.observeDeliveryLatency('webhook', 'webhook', job.timestamp);
     if (outcome.status === 'failed')
       this.logger.warn(`webhook delivery ${target.id} failed after ${attempt} attempt(s)`);
     return outcome.status === 'sent' ? 'succeeded' : outcome.status;

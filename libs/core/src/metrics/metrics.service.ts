@@ -81,6 +81,26 @@ export class MetricsService {
     ] as const).inc({ channel, outcome }, count);
   }
 
+  /**
+   * How long a delivery took to reach its provider (sent): from the instant it was due (an
+   * escalation page) or created (a notification's e-mail, text or call; a webhook event), by
+   * channel and source, so operators can alert on a slow pipeline.
+   */
+  observeDeliveryLatency(
+    channel: string,
+    source: 'escalation' | 'notification' | 'webhook',
+    from: Date | number,
+    at: Date | number = Date.now(),
+  ): void {
+    const seconds = Math.max(0, (Number(at) - Number(from)) / 1000);
+    this.histogram(
+      'delivery_latency_seconds',
+      'Delivery latency, due or created to sent, per channel and source',
+      ['channel', 'source'] as const,
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    ).observe({ channel, source }, seconds);
+  }
+
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);

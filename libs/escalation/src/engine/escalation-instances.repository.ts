@@ -374,13 +374,20 @@ export class EscalationInstancesRepository {
     );
   }
 
-  /** Pages still pending well after they were written (their job may be lost); for the sweeper. */
-  async stalePages(before: Date, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT id FROM escalation_page WHERE status = 'pending' AND created_at <= $1
+  /**
+   * Pages still pending well after they were written or due for their retry (their job may be
+   * lost); for the sweeper, with their attempts so far (which name their retry job).
+   */
+  async stalePages(
+    before: Date,
+    limit: number,
+  ): Promise<Array<{ pageId: string; attempts: number }>> {
+    const rows: Array<{ id: string; attempts: number }> = await this.dataSource.query(
+      `SELECT id, attempts FROM escalation_page
+        WHERE status = 'pending' AND created_at <= $1 AND coalesce(retry_at, created_at) <= $1
         ORDER BY created_at LIMIT $2`,
       [before, limit],
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ pageId: r.id, attempts: r.attempts }));
   }
 }

@@ -9,6 +9,9 @@ import type { JobsOptions } from 'bullmq';
  */
 export const STEP_JOB_LEAD_MS = 500;
 
+/** Pages a delivery job takes at once. */
+export const PAGE_BATCH = 200;
+
 export interface ReEscalation {
   instanceId: string;
   generation: number;
@@ -40,8 +43,9 @@ export class EscalationJobs {
     return `reescalate-${instanceId}-${generation}`;
   }
 
-  static pageJobId(pageId: string): string {
-    return `page-${pageId}`;
+  /** The job delivering a page after `attempts` attempts. */
+  static pageJobId(pageId: string, attempts: number): string {
+    return `page-${pageId}-${attempts}`;
   }
 
   /** One job per distinct due instant among `dueAts`. */
@@ -75,15 +79,48 @@ export class EscalationJobs {
     );
   }
 
+  /**
+   * The first delivery of new pages, PAGE_BATCH to a job: a burst of pages is claimed, sent and
+   * settled a batch at a time (see PageDeliveryProcessor). The batch's own retries are for a
+   * dependency failing the whole batch; each page retries on its own (`pageRetries`).
+   */
   async pages(pageIds: readonly string[]): Promise<void> {
     if (pageIds.length === 0) return;
+    const batches: string[][] = [];
+    for (let n = 0; n < pageIds.length; n += PAGE_BATCH)
+      batches.push(pageIds.slice(n, n + PAGE_BATCH));
     await this.queue.enqueueBulk(
-      JobName.EscalationPage,
-      pageIds.map((pageId) => ({
-        data: { pageId },
+      JobName.EscalationPages,
+      batches.map((batch) => ({
+        data: { pageIds: batch },
         options: {
-          jobId: EscalationJobs.pageJobId(pageId),
-          attempts: 6,
+          jobId: `pages-${batch[0]}`,
+          attempts: 5,
+          backoff: { type: 'exponential', delay: 2_000 },
+          removeOnComplete: true,
+          removeOnFail: 1_000,
+        },
+      })),
+    );
+  }
+
+  /**
+   * A job per page to try again after `delayMs`, named by the page and its attempts so far: a
+   * page queued again before its retry ran (by the sweeper) adds nothing. `tag` tells apart
+   * retries that count no attempt (a rate limit's deferral).
+   */
+  async pageRetries(
+    retries: ReadonlyArray<{ pageId: string; attempts: number; delayMs: number; tag?: string }>,
+  ): Promise<void> {
+    if (retries.length === 0) return;
+    await this.queue.enqueueBulk(
+      JobName.EscalationPages,
+      retries.map(({ pageId, attempts, delayMs, tag }) => ({
+        data: { pageIds: [pageId] },
+        options: {
+          jobId: EscalationJobs.pageJobId(pageId, attempts) + (tag ? `-${tag}` : ''),
+          delay: Math.max(0, delayMs),
+          attempts: 5,
           backoff: { type: 'exponential', delay: 2_000 },
           removeOnComplete: true,
           removeOnFail: 1_000,

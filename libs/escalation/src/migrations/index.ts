@@ -5,6 +5,7 @@ import { InsightsRollups1764000000011 } from './1764000000011-insights-rollups.j
 import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-page-indexes.js';
 import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
 import { StepTargetRosterMembers1764000000019 } from './1764000000019-step-target-roster-members.js';
+import { EscalationPageClaims1764000000020 } from './1764000000020-escalation-page-claims.js';
 
 /**
  * The migrations of escalation's tables, in order. Released ones are never edited (names and
@@ -17,4 +18,5 @@ export const ESCALATION_MIGRATIONS: MigrationClass[] = [
   EscalationPageIndexes1764000000012,
   EscalationStepPosition1764000000013,
   StepTargetRosterMembers1764000000019,
+  EscalationPageClaims1764000000020,
 ];

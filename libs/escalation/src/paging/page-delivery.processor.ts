@@ -1,26 +1,40 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, Batcher, Clock } from '@platform/core';
-import { Mailer } from '@platform/mail';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, Clock, MetricsService } from '@platform/core';
 import {
   attemptDelivery,
   ChannelRegistry,
   type DeliveryOutcome,
   NotifyService,
   type Receipt,
-  type RecordOutcome,
   type SkippedSend,
 } from '@platform/notifications';
-import { JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
+import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
 import { type PageSettlement, PagesRepository, type PageToDeliver } from './pages.repository.js';
 
-/** What a delivery job answers (kept with the completed job for inspection). */
+/** What a delivery answers for each page it was given, in order. */
 export type PageDeliveryResult =
   | { outcome: 'sent'; providerSid?: string }
   | { outcome: 'skipped' | 'failed'; reason: string }
+  /** Left pending: tried again after `retryInMs` (a failed attempt, or a rate limit). */
+  | { outcome: 'retry'; reason: string; retryInMs: number }
+  /** Not delivered by this job: settled already, claimed by another delivery, or gone. */
   | { outcome: 'done' };
+
+/** Attempts a page gets over every channel: 2 s doubling, about four minutes in all. */
+export const PAGE_ATTEMPTS = 8;
+const RETRY_BASE_MS = 2_000;
+/** Pages of one batch sent at once over e-mail, phone and SMS (in-app pages go as one). */
+const SEND_CONCURRENCY = 50;
+
+/** How long a page waits after its `attempts`-th failed attempt. */
+export function pageRetryDelayMs(attempts: number): number {
+  return RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1);
+}
 
 /**
  * What a page's in-app notification and e-mail are: that page. A page delivered again (its
@@ -32,91 +46,146 @@ export function pageKey(pageId: string): string {
 }
 
 /**
- * Deliveries running together (a burst of pages) share their database work: the pages read,
- * the in-app notifications created and the settlements written while a batch is in flight go
- * out as the next one, in one statement each instead of one per page.
- */
-const batched = <T, R>(run: (items: T[]) => Promise<R[]>) =>
-  new Batcher<T, R>(run, { maxBatch: 100, intervalMs: 0 });
-
-/**
- * Delivers one escalation page (job `{pageId}`). A page that is no longer pending (or gone with
- * its alert) is done: a repeated job sends nothing. A page still pending after a delivery that
- * did not get to record its outcome (a crash in between) is delivered again: its in-app
- * notification stays the one written (exactly once), its e-mail is queued once while the first
- * job is kept and keeps its Message-ID (at least once, the same message). A page whose
- * escalation was acknowledged or resolved before delivery is skipped (`escalation_halted`):
- * nobody is called about an alert somebody already took.
+ * Delivers escalation pages a batch at a time (job `{pageIds}`): a burst's pages are claimed and
+ * read in one statement, their in-app notifications written and pushed in one notifyEach (one
+ * insert, one Redis pipeline), their e-mails, calls and texts sent side by side over the pooled
+ * connections, and every outcome settled in one statement, while each page keeps its own
+ * outcome, attempts and retry.
  *
- * - in_app: a notification of category alert_escalation (event alert_escalation) through the
- *   notification center, in-app only (the other channels are pages of their own); skipped with
- *   the delivery rule's reason when the account turned in-app off and is no org admin.
- * - email: to the account's login, with the signed acknowledgement link; sent means handed
- *   to the mail queue, which retries SMTP on its own.
+ * - Claiming keeps two deliveries of a page apart (the engine's batch and the sweeper's retry):
+ *   only a pending page unclaimed, claimed by this job before (its BullMQ retry), or claimed so
+ *   long ago that its delivery crashed is taken; the others are `done` for this job.
+ * - A page whose escalation was acknowledged or resolved is skipped (`escalation_halted`):
+ *   nobody is called about an alert somebody already took. A page whose account is gone is
+ *   skipped (`recipient_gone`); accounts are called and texted only on a verified number
+ *   (`phone_not_verified`), contacts on their own.
+ * - in_app: a notification of category alert_escalation through notify(), in-app only, skipped
+ *   with the delivery rule's reason when the account turned in-app off and is no org admin.
+ * - email: to the account's login with the signed acknowledgement link; sent means the SMTP
+ *   server accepted it.
  * - phone: a call whose TwiML gathers one digit posted to the signed phone-ack callback.
  * - sms: a text with the page's reply code.
  *
- * Accounts are called and texted only on a verified number (else skipped,
- * `phone_not_verified`); contacts on their own number. A page whose account is gone is
- * skipped (`recipient_gone`). Sending goes through the channels and the one retry model
- * (attemptDelivery): without a phone provider a phone or SMS page fails at once
- * (`phone_provider_not_configured`), since retrying cannot help; any other failure counts an
- * attempt, keeps its message as reason and is rethrown so BullMQ retries with backoff; the final
- * attempt marks the page failed.
- *
- * Each job is one page, so BullMQ keeps a page from being delivered twice at once; the jobs
- * that run together share their database work (see `batched`), and a failed batch fails each
- * of its jobs, which BullMQ retries alone.
+ * Every send goes through the channels and the one retry model (attemptDelivery), with the
+ * page's own attempts: a final failure (no phone provider, an SMTP 5xx) fails the page at once;
+ * any other failure leaves it pending with its reason and `retry_at`, and a job of its own
+ * tries it again after 2 s doubling; the PAGE_ATTEMPTS-th failure fails it. A rate limit defers
+ * the page without counting an attempt. A page delivered again after a crash between sending
+ * and settling notifies once (the notification's idempotency key) and mails the same message
+ * (the page's Message-ID); a call or text goes out again.
  */
 @Injectable()
 export class PageDeliveryProcessor {
   private readonly logger = new Logger('escalation-pages');
-  private readonly pagesById = batched(async (ids: string[]) => {
-    const found = new Map((await this.pages.findMany(ids)).map((page) => [page.id, page]));
-    return ids.map((id) => found.get(id) ?? null);
-  });
-  private readonly inAppPages = batched((pages: PageToDeliver[]) => this.deliverInApp(pages));
-  private readonly settlements = batched(
-    async (settlements: Array<{ pageId: string; outcome: PageSettlement }>) => {
-      const recorded = await this.pages.settleMany(settlements);
-      return settlements.map(({ pageId }) => recorded.has(pageId));
-    },
-  );
 
   constructor(
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly pages: PagesRepository,
     private readonly notifications: NotifyService,
-    private readonly mailer: Mailer,
     private readonly channels: ChannelRegistry,
+    private readonly jobs: EscalationJobs,
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
-  @OnJob(JobName.EscalationPage)
+  @OnJob(JobName.EscalationPages)
   async deliver(
-    data: JobPayloads[JobName.EscalationPage],
-    job?: Pick<Job, 'attemptsMade' | 'opts'>,
-  ): Promise<PageDeliveryResult> {
-    const page = await this.pagesById.add(data.pageId);
-    if (!page || page.status !== 'pending') return { outcome: 'done' };
-    const outcome = await this.send(page, job, (settled) => this.settle(page, settled));
-    if (outcome.status === 'sent') {
-      const providerSid = outcome.receipt?.providerRef;
-      return providerSid ? { outcome: 'sent', providerSid } : { outcome: 'sent' };
-    }
-    return { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
+    data: JobPayloads[JobName.EscalationPages],
+    job?: Pick<Job, 'id'>,
+  ): Promise<PageDeliveryResult[]> {
+    // A run without a job (a direct call) claims for itself alone.
+    const claimant = job?.id ?? `direct-${randomUUID()}`;
+    const claimed = await this.pages.claimMany(data.pageIds, claimant, this.clock.now());
+    const settlements = new Map<string, PageSettlement>();
+    const results = new Map<string, PageDeliveryResult>();
+    const inApp = claimed.filter((page) => page.channel === 'in_app' && !skipReason(page));
+    const others = claimed.filter((page) => !inApp.includes(page));
+    await Promise.all([
+      this.sendAll(inApp, this.inAppReceipts(inApp), settlements, results),
+      this.sendAll(others, null, settlements, results),
+    ]);
+    await this.settle(claimed, settlements, claimant);
+    return data.pageIds.map((id) => results.get(id) ?? { outcome: 'done' });
   }
 
-  /** One attempt over the page's channel, or the skip the page itself calls for. */
-  private send(
+  /**
+   * One attempt per page, SEND_CONCURRENCY at a time; in-app pages answer from their batch's
+   * receipts. Records each outcome for the settlement and the result.
+   */
+  private async sendAll(
+    pages: readonly PageToDeliver[],
+    inAppReceipts: Promise<Map<string, Receipt | SkippedSend>> | null,
+    settlements: Map<string, PageSettlement>,
+    results: Map<string, PageDeliveryResult>,
+  ): Promise<void> {
+    let next = 0;
+    const lane = async () => {
+      while (next < pages.length) {
+        const page = pages[next++];
+        const send = inAppReceipts
+          ? async () => (await inAppReceipts).get(page.id)!
+          : this.sender(page);
+        const { settlement, result } = await this.attempt(page, send);
+        settlements.set(page.id, settlement);
+        results.set(page.id, result);
+      }
+    };
+    const lanes = inAppReceipts ? pages.length : Math.min(SEND_CONCURRENCY, pages.length);
+    await Promise.all(Array.from({ length: lanes }, lane));
+  }
+
+  /** One attempt of the page under the one retry model, counted from the page's attempts. */
+  private async attempt(
     page: PageToDeliver,
-    job: Pick<Job, 'attemptsMade' | 'opts'> | undefined,
-    record: RecordOutcome,
-  ): Promise<DeliveryOutcome> {
-    const attempt = (send: () => Promise<Receipt | SkippedSend>) =>
-      attemptDelivery(this.channels.get(page.channel), send, job, record, this.logger);
+    send: () => Promise<Receipt | SkippedSend>,
+  ): Promise<{ settlement: PageSettlement; result: PageDeliveryResult }> {
+    const recorded: { outcome?: DeliveryOutcome } = {};
+    const asJob = { attemptsMade: page.attempts, opts: { attempts: PAGE_ATTEMPTS } };
+    try {
+      const outcome = await attemptDelivery(
+        this.channels.get(page.channel),
+        send,
+        asJob,
+        async (outcome) => void (recorded.outcome = outcome),
+        this.logger,
+      );
+      return { settlement: this.settlement(page, outcome), result: resultOf(outcome) };
+    } catch (error) {
+      const now = this.clock.now();
+      if (error instanceof DeferJob) {
+        const settlement = { ...deferred(error), at: now };
+        const retryAt = new Date(now.getTime() + error.delayMs);
+        return {
+          settlement: { ...settlement, retryAt },
+          result: { outcome: 'retry', reason: error.message, retryInMs: error.delayMs },
+        };
+      }
+      // attemptDelivery recorded the failed attempt before rethrowing it: failed on the last.
+      if (recorded.outcome?.status === 'failed')
+        return {
+          settlement: this.settlement(page, recorded.outcome),
+          result: resultOf(recorded.outcome),
+        };
+      const outcome = recorded.outcome ?? {
+        status: 'pending' as const,
+        reason: String(error),
+        attempted: true,
+      };
+      const retryInMs = pageRetryDelayMs(page.attempts + 1);
+      return {
+        settlement: {
+          ...this.settlement(page, outcome),
+          retryAt: new Date(now.getTime() + retryInMs),
+        },
+        result: { outcome: 'retry', reason: outcome.reason ?? '', retryInMs },
+      };
+    }
+  }
+
+  /** The send of a page over e-mail, phone or SMS, or the skip the page itself calls for. */
+  private sender(page: PageToDeliver): () => Promise<Receipt | SkippedSend> {
     const skip = skipReason(page);
-    if (skip) return attempt(async () => skip);
+    if (skip) return async () => skip;
     const alert: PagedAlert = {
       alertId: page.alert_id,
       projectName: page.project_name,
@@ -126,31 +195,35 @@ export class PageDeliveryProcessor {
       summary: page.summary,
     };
     switch (page.channel) {
-      case 'in_app':
-        return attempt(() => this.inAppPages.add(page));
       case 'email':
-        return attempt(() => this.email(page, alert));
+        return () => this.channels.get('email').send(this.email(page, alert));
       case 'phone': {
-        const to = pageNumber(page)!;
-        const twiml = pageTwiml(alert, this.phoneAckUrl(page.id));
-        return attempt(() => this.channels.get('phone').send({ to, twiml }));
+        const message = {
+          to: pageNumber(page)!,
+          twiml: pageTwiml(alert, this.phoneAckUrl(page.id)),
+        };
+        return () => this.channels.get('phone').send(message);
       }
       case 'sms': {
-        const to = pageNumber(page)!;
-        const body = pageSms(alert, page.reply_code);
-        return attempt(() => this.channels.get('sms').send({ to, body }));
+        const message = { to: pageNumber(page)!, body: pageSms(alert, page.reply_code) };
+        return () => this.channels.get('sms').send(message);
       }
+      case 'in_app':
+        throw new Error('in-app pages are sent as a batch');
     }
   }
 
   /**
-   * In-app pages, one notification each (category alert_escalation) through notify(), which
-   * applies the account's rules, created together.
+   * The in-app pages' notifications (category alert_escalation), created together through
+   * notifyEach, which applies each account's rules: a receipt or the rule's skip per page.
    */
-  private async deliverInApp(
+  private async inAppReceipts(
     pages: readonly PageToDeliver[],
-  ): Promise<Array<Receipt | SkippedSend>> {
+  ): Promise<Map<string, Receipt | SkippedSend>> {
+    const receipts = new Map<string, Receipt | SkippedSend>();
     const deliverable = pages.filter((page) => page.account_id && page.account_login !== null);
+    for (const page of pages) receipts.set(page.id, { skipped: 'recipient_gone' });
+    if (deliverable.length === 0) return receipts;
     const outcomes = await this.notifications.notifyEach(
       deliverable.map((page) => ({
         category: 'alert_escalation',
@@ -170,23 +243,21 @@ export class PageDeliveryProcessor {
         },
       })),
     );
-    const outcomeOf = new Map(deliverable.map((page, n) => [page, outcomes[n][0]]));
-    return pages.map((page) => {
-      // Not deliverable, or the account is gone.
-      const outcome = outcomeOf.get(page);
-      if (!outcome) return { skipped: 'recipient_gone' };
-      if (!outcome.notificationId)
-        return { skipped: outcome.decision.reasons[0] ?? 'in_app_disabled' };
-      return { providerRef: null };
+    deliverable.forEach((page, n) => {
+      const outcome = outcomes[n][0];
+      if (!outcome) return;
+      receipts.set(
+        page.id,
+        outcome.notificationId
+          ? { providerRef: null }
+          : { skipped: outcome.decision.reasons[0] ?? 'in_app_disabled' },
+      );
     });
+    return receipts;
   }
 
-  /**
-   * Queued for the e-mail channel's job under the page's key: a page delivered again (its
-   * outcome not recorded before a crash) queues nothing new while the first job is kept, and a
-   * message sent again keeps its Message-ID.
-   */
-  private async email(page: PageToDeliver, alert: PagedAlert): Promise<Receipt> {
+  /** The e-mail of a page: its Message-ID is the page's, so a repeat is the same message. */
+  private email(page: PageToDeliver, alert: PagedAlert) {
     const token = signToken(this.config.secretKey, 'ack_link', {
       a: page.alert_id,
       u: page.account_id!,
@@ -194,12 +265,11 @@ export class PageDeliveryProcessor {
       t: issuedAt(this.clock.now()),
     });
     const link = `${this.config.publicUrl}/alerts/ack/${token}`;
-    await this.mailer.send({
+    return {
       to: page.account_login!,
       ...pageEmail(alert, link, this.config.signedLinkTtlSeconds),
       messageKey: pageKey(page.id),
-    });
-    return { providerRef: null, address: page.account_login };
+    };
   }
 
   private phoneAckUrl(pageId: string): string {
@@ -210,24 +280,68 @@ export class PageDeliveryProcessor {
     return `${this.config.publicUrl}/alerts/phone_ack/${token}`;
   }
 
-  private async settle(page: PageToDeliver, outcome: DeliveryOutcome): Promise<void> {
-    const recorded = await this.settlements.add({
-      pageId: page.id,
-      outcome: {
-        status: outcome.status,
-        reason: outcome.reason,
-        attempted: outcome.attempted,
-        providerSid: outcome.receipt?.providerRef ?? null,
-        // The number dialled or texted, kept so an SMS reply finds its page.
-        phoneNumber:
-          outcome.status === 'sent' && (page.channel === 'phone' || page.channel === 'sms')
-            ? pageNumber(page)
-            : null,
-        at: this.clock.now(),
-      },
-    });
-    if (!recorded) this.logger.warn(`page ${page.id} was settled meanwhile`);
+  private settlement(page: PageToDeliver, outcome: DeliveryOutcome): PageSettlement {
+    const at = this.clock.now();
+    if (outcome.status === 'sent')
+      this.metrics?.observeDeliveryLatency(page.channel, 'escalation', page.due_at, at);
+    return {
+      status: outcome.status,
+      reason: outcome.reason,
+      attempted: outcome.attempted,
+      providerSid: outcome.receipt?.providerRef ?? null,
+      // The number dialled or texted, kept so an SMS reply finds its page.
+      phoneNumber:
+        outcome.status === 'sent' && (page.channel === 'phone' || page.channel === 'sms')
+          ? pageNumber(page)
+          : null,
+      at,
+    };
   }
+
+  /**
+   * Writes every outcome in one statement, then queues each page left pending for its retry. A
+   * lost retry job is recovered by the sweeper once the page's `retry_at` is well past.
+   */
+  private async settle(
+    claimed: readonly PageToDeliver[],
+    settlements: ReadonlyMap<string, PageSettlement>,
+    claimant: string,
+  ): Promise<void> {
+    const recorded = await this.pages.settleMany(
+      claimed.map((page) => ({ pageId: page.id, outcome: settlements.get(page.id)! })),
+      claimant,
+    );
+    for (const page of claimed)
+      if (!recorded.has(page.id)) this.logger.warn(`page ${page.id} was settled meanwhile`);
+    const now = this.clock.now().getTime();
+    const retries = claimed.flatMap((page) => {
+      const settlement = settlements.get(page.id)!;
+      if (settlement.status !== 'pending' || !recorded.has(page.id)) return [];
+      const attempts = page.attempts + (settlement.attempted ? 1 : 0);
+      const delayMs = (settlement.retryAt?.getTime() ?? now) - now;
+      // A deferral counts no attempt: its job needs a name of its own.
+      const tag = settlement.attempted ? undefined : `deferred-${now}`;
+      return [{ pageId: page.id, attempts, delayMs, tag }];
+    });
+    await this.jobs
+      .pageRetries(retries)
+      .catch((error: Error) =>
+        this.logger.warn(`page retries not enqueued (the sweeper will): ${error.message}`),
+      );
+  }
+}
+
+function resultOf(outcome: DeliveryOutcome): PageDeliveryResult {
+  if (outcome.status === 'sent') {
+    const providerSid = outcome.receipt?.providerRef;
+    return providerSid ? { outcome: 'sent', providerSid } : { outcome: 'sent' };
+  }
+  return { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
+}
+
+/** A rate limit's deferral: still pending, no attempt counted. */
+function deferred(error: DeferJob): Omit<PageSettlement, 'at'> {
+  return { status: 'pending', reason: error.message, attempted: false };
 }
 
 /**
@@ -239,7 +353,7 @@ export class PageDeliveryProcessor {
 function skipReason(page: PageToDeliver): SkippedSend | null {
   if (page.instance_state === 'acknowledged' || page.instance_state === 'resolved')
     return { skipped: 'escalation_halted' };
-  // In-app pages learn it in their batch, and settle with it (see deliverInApp).
+  // In-app pages learn it in their batch (see inAppReceipts).
   if (page.channel === 'in_app') return null;
   if (page.contact_label === null && page.account_login === null)
     return { skipped: 'recipient_gone' };

@@ -19,6 +19,7 @@ export interface PageToDeliver {
   status: PageStatus;
   reply_code: string | null;
   attempts: number;
+  due_at: Date;
   instance_state: 'active' | 'acknowledged' | 'resolved' | 'exhausted';
   project_name: string;
   organization_id: string;
@@ -43,64 +44,88 @@ export interface PageSettlement {
   providerSid?: string | null;
   /** The number actually dialled or texted, kept so an SMS reply finds its page. */
   phoneNumber?: string | null;
+  /** When a page left pending is tried again (the sweeper leaves it alone until then). */
+  retryAt?: Date | null;
   at: Date;
 }
+
+/**
+ * A claim older than this is a crashed delivery's: another may take the page. Longer than a
+ * batch takes at worst (its sends time out well within it).
+ */
+export const CLAIM_LAPSE_MS = 5 * 60_000;
 
 @Injectable()
 export class PagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * The pages found among `pageIds` (a page is gone when its alert, and with it the instance,
-   * was deleted).
+   * Claims the pages among `pageIds` that are pending and free for `claimant` (unclaimed, its
+   * own claim of an earlier run, or a claim older than CLAIM_LAPSE_MS: a crashed delivery's),
+   * and answers them with what their delivery needs. A page settled, claimed by another delivery
+   * or gone with its alert is not answered. One statement for the whole batch.
    */
-  async findMany(pageIds: readonly string[]): Promise<PageToDeliver[]> {
+  async claimMany(
+    pageIds: readonly string[],
+    claimant: string,
+    now: Date,
+  ): Promise<PageToDeliver[]> {
     return this.dataSource.query(
-      `SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
+      `WITH claimed AS (
+         UPDATE escalation_page p
+            SET claimed_by = $2, claimed_at = $3
+          WHERE p.id = ANY ($1::uuid[]) AND p.status = 'pending'
+            AND (p.claimed_by IS NULL OR p.claimed_by = $2 OR p.claimed_at <= $4)
+          RETURNING p.*
+       )
+       SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
               p.account_id, p.contact_label, p.phone_number, p.status, p.reply_code, p.attempts,
-              i.state AS instance_state,
+              p.due_at, i.state AS instance_state,
               pr.name AS project_name, pr.organization_id,
               al.status AS alert_status, al.severity, al.fingerprint,
               al.labels ->> 'alertname' AS alertname, al.annotations ->> 'summary' AS summary,
               ac.login AS account_login, ac.name AS account_name,
               ac.phone_number AS account_phone_number,
               coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified
-         FROM escalation_page p
+         FROM claimed p
          JOIN escalation_instance i ON i.id = p.instance_id AND i.project_id = p.project_id
          JOIN alert al ON al.id = p.alert_id AND al.project_id = p.project_id
          JOIN project pr ON pr.id = p.project_id
-         LEFT JOIN account ac ON ac.id = p.account_id
-        WHERE p.id = ANY ($1::uuid[])`,
-      [pageIds],
+         LEFT JOIN account ac ON ac.id = p.account_id`,
+      [pageIds, claimant, now, new Date(now.getTime() - CLAIM_LAPSE_MS)],
     );
   }
 
   /**
-   * Records the outcome of an attempt on each page still pending; answers the ids recorded (a
-   * page settled meanwhile, by another delivery of it, or gone is not). A page settled as sent
+   * Records the outcome of an attempt on each page still pending and claimed by `claimant`, and
+   * releases the claim; answers the ids recorded (a page settled meanwhile, claimed by another
+   * delivery after this one's claim lapsed, or gone is not). A page settled as sent
    * also writes its ledger row (`called` for a phone call, else `notified`) and its `paged`
    * timeline event, in the same statement. A page named twice is recorded once, by its first
    * outcome.
    */
   async settleMany(
     settlements: ReadonlyArray<{ pageId: string; outcome: PageSettlement }>,
+    claimant: string,
   ): Promise<Set<string>> {
+    if (settlements.length === 0) return new Set();
     const seen = new Set<string>();
     const first = settlements.filter(({ pageId }) => !seen.has(pageId) && seen.add(pageId));
     const rows: Array<{ id: string }> = await this.dataSource.query(
       `WITH outcome AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::text[],
-                              $6::text[], $7::timestamptz[])
-           AS o (id, status, reason, attempted, provider_sid, phone_number, at)
+                              $6::text[], $7::timestamptz[], $8::timestamptz[])
+           AS o (id, status, reason, attempted, provider_sid, phone_number, at, retry_at)
        ), settled AS (
          UPDATE escalation_page p
             SET status = o.status, reason = o.reason,
                 attempts = p.attempts + CASE WHEN o.attempted THEN 1 ELSE 0 END,
                 provider_sid = coalesce(o.provider_sid, p.provider_sid),
                 phone_number = coalesce(o.phone_number, p.phone_number),
-                sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE p.sent_at END
+                sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE p.sent_at END,
+                retry_at = o.retry_at, claimed_by = NULL, claimed_at = NULL
            FROM outcome o
-          WHERE p.id = o.id AND p.status = 'pending'
+          WHERE p.id = o.id AND p.status = 'pending' AND p.claimed_by = $9
           RETURNING p.id, p.project_id, p.alert_id, p.instance_id, p.account_id,
                     p.contact_label, p.channel, p.generation, p.repeat_count, p.step_index,
                     p.status, o.at
@@ -133,6 +158,8 @@ export class PagesRepository {
         first.map((s) => s.outcome.providerSid ?? null),
         first.map((s) => s.outcome.phoneNumber ?? null),
         first.map((s) => s.outcome.at),
+        first.map((s) => s.outcome.retryAt ?? null),
+        claimant,
       ],
     );
     return new Set(rows.map((r) => r.id));

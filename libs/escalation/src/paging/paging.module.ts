@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { MailModule } from '@platform/mail';
 import { NotifyModule } from '@platform/notifications';
+import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { PageDeliveryProcessor } from './page-delivery.processor.js';
 import { PagesRepository } from './pages.repository.js';
 
 /** Delivery of escalation pages: in-app, e-mail, phone call and SMS. */
 @Module({
-  imports: [NotifyModule, MailModule],
-  providers: [PagesRepository, PageDeliveryProcessor],
+  imports: [NotifyModule],
+  providers: [PagesRepository, PageDeliveryProcessor, EscalationJobs],
   exports: [PageDeliveryProcessor],
 })
 export class PagingModule {}

@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '@platform/core';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock, MetricsService } from '@platform/core';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import type { DeliveryChannel } from './channel.js';
@@ -27,6 +27,7 @@ export class DeliveryProcessor {
     private readonly channels: ChannelRegistry,
     private readonly deliveries: NotificationDeliveriesRepository,
     private readonly clock: Clock,
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   @OnJob(JobName.SendEmail)
@@ -68,6 +69,9 @@ export class DeliveryProcessor {
       this.recorder(deliveryId),
       this.logger,
     );
+    // From the job's creation (the notification's), on the real time like the job's timestamp.
+    if (outcome.status === 'sent' && job)
+      this.metrics?.observeDeliveryLatency(channel.name, 'notification', job.timestamp);
     if (outcome.status === 'sent')
       return outcome.receipt?.providerRef
         ? { outcome: 'sent', providerRef: outcome.receipt.providerRef }
