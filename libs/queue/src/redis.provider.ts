@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Dependencies, tagSocketError } from '@platform/core';
 import { Redis, type RedisOptions } from 'ioredis';
+import { watchServerRun } from './redis-server-run.js';
 
 /** A general-purpose Redis client whose keys all live under the configured prefix. */
 export const REDIS = Symbol('REDIS');
@@ -60,8 +61,12 @@ export function monitoredRedis(
 export const redisProvider: Provider = {
   provide: REDIS,
   inject: [APP_CONFIG, Dependencies],
-  useFactory: (config: AppConfig, dependencies: Dependencies) =>
-    monitoredRedis(config, dependencies, { keyPrefix: `${config.redisPrefix}:` }),
+  useFactory: (config: AppConfig, dependencies: Dependencies) => {
+    const redis = monitoredRedis(config, dependencies, { keyPrefix: `${config.redisPrefix}:` });
+    // One client per process is enough to notice a restart; this one reconnects forever.
+    watchServerRun(redis, dependencies);
+    return redis;
+  },
 };
 
 export const queueRedisProvider: Provider = {

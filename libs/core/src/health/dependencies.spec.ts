@@ -85,6 +85,68 @@ describe('Dependencies', () => {
     dependencies.onApplicationShutdown();
   });
 
+  it('takes a new server run for a restart: logged once, back-listeners told once', () => {
+    const { dependencies, lines } = withLog();
+    const back: string[] = [];
+    dependencies.onBack((name) => back.push(name));
+    dependencies.reportServerRun('redis', 'aaa');
+    dependencies.reportServerRun('redis', 'aaa');
+    expect(lines).toHaveLength(0);
+    expect(back).toEqual([]);
+
+    // A restart too quick for an outage: only the run tells.
+    dependencies.reportServerRun('redis', 'bbb');
+    dependencies.reportServerRun('redis', 'bbb');
+    expect(back).toEqual(['redis']);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'warn',
+      message: 'Redis restarted (run_id aaa → bbb): re-running start-up tasks',
+      dependency: 'redis',
+      previousRunId: 'aaa',
+      runId: 'bbb',
+    });
+    // Not an outage line: those name the variable, a start and an end each.
+    expect(lines[0]).not.toHaveProperty('variable');
+    dependencies.onApplicationShutdown();
+  });
+
+  it('tells back-listeners once when a confirmed outage was a restart', async () => {
+    const { dependencies, lines } = withLog();
+    const back: string[] = [];
+    dependencies.onBack((name) => back.push(name));
+    dependencies.reportServerRun('redis', 'aaa');
+    dependencies.setProbe('redis', () => Promise.reject(new Error('connect ECONNREFUSED')));
+    dependencies.reportFailure('redis', new Error('connect ECONNREFUSED'));
+    await settle();
+    expect(dependencies.isUp('redis')).toBe(false);
+    dependencies.reportSuccess('redis');
+    dependencies.reportServerRun('redis', 'bbb');
+    expect(back).toEqual(['redis']);
+    expect(lines.map((line) => line.level)).toEqual(['error', 'info', 'warn']);
+    expect(lines[2].message).toBe(
+      'Redis restarted (run_id aaa → bbb) during the outage; start-up tasks re-ran when it answered',
+    );
+
+    // The next quick restart is told again.
+    dependencies.reportServerRun('redis', 'ccc');
+    expect(back).toEqual(['redis', 'redis']);
+    dependencies.onApplicationShutdown();
+  });
+
+  it('ends an outage not yet seen to end when a server run answers', async () => {
+    const { dependencies } = withLog();
+    const back: string[] = [];
+    dependencies.onBack((name) => back.push(name));
+    dependencies.reportServerRun('redis', 'aaa');
+    dependencies.reportFailure('redis', new Error('connect ECONNREFUSED'));
+    expect(dependencies.isUp('redis')).toBe(false);
+    dependencies.reportServerRun('redis', 'bbb');
+    expect(dependencies.isUp('redis')).toBe(true);
+    expect(back).toEqual(['redis']);
+    dependencies.onApplicationShutdown();
+  });
+
   it('redacts passwords of URLs', () => {
     expect(redactUrl('redis://:s3cret@cache:6379/0')).toBe('redis://:***@cache:6379/0');
     expect(redactUrl('postgres://postgres@127.0.0.1:5432/platform')).toBe(

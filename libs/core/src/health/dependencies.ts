@@ -42,6 +42,7 @@ export function redactUrl(url: string): string {
 }
 
 type Listener = (name: DependencyName, up: boolean) => void;
+type BackListener = (name: DependencyName) => void;
 
 interface State {
   up: boolean;
@@ -49,6 +50,10 @@ interface State {
   probe: (() => Promise<void>) | null;
   timer: NodeJS.Timeout | null;
   confirming: Promise<void> | null;
+  /** The server run last reported (Redis' run_id); null until one is. */
+  serverRun: string | null;
+  /** Whether back-listeners heard of the end of an outage since `serverRun` was reported. */
+  backSinceServerRun: boolean;
 }
 
 /**
@@ -59,13 +64,17 @@ interface State {
  * variable (`DATABASE_URL`, `REDIS_URL`); later ones are silent until the dependency answers
  * again, which logs once more. While a dependency is down its probe runs every second, so the
  * process notices the end of an outage without waiting for traffic. Listeners (the worker's
- * job runners) pause and resume with it.
+ * job runners) pause and resume with it. A server restart can be too short for any of this to
+ * notice (the client reconnects before a connection is refused), so clients also report which
+ * server run answers them: a new run is logged once and tells back-listeners, as the end of an
+ * outage does, that what was kept there may be gone.
  */
 @Injectable()
 export class Dependencies implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('dependencies');
   private readonly states = new Map<DependencyName, State>();
   private readonly listeners: Listener[] = [];
+  private readonly backListeners: BackListener[] = [];
   private closed = false;
 
   constructor(
@@ -76,7 +85,15 @@ export class Dependencies implements OnApplicationBootstrap, OnApplicationShutdo
   private state(name: DependencyName): State {
     let state = this.states.get(name);
     if (!state) {
-      state = { up: true, downSince: null, probe: null, timer: null, confirming: null };
+      state = {
+        up: true,
+        downSince: null,
+        probe: null,
+        timer: null,
+        confirming: null,
+        serverRun: null,
+        backSinceServerRun: false,
+      };
       this.states.set(name, state);
     }
     return state;
@@ -89,6 +106,15 @@ export class Dependencies implements OnApplicationBootstrap, OnApplicationShutdo
 
   onChange(listener: Listener): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * `listener` hears when a dependency is back and may have lost what was written to it: at the
+   * end of an outage, and when a different server run answers without an outage having been
+   * confirmed (a quick restart).
+   */
+  onBack(listener: BackListener): void {
+    this.backListeners.push(listener);
   }
 
   isUp(name: DependencyName): boolean {
@@ -149,6 +175,35 @@ export class Dependencies implements OnApplicationBootstrap, OnApplicationShutdo
     });
     this.gauge(name, 1);
     for (const listener of this.listeners) listener(name, true);
+    state.backSinceServerRun = true;
+    for (const listener of this.backListeners) listener(name);
+  }
+
+  /**
+   * The server behind `name` answered as run `runId` (Redis' run_id, new at each start). The
+   * first report is recorded; a different one means the server restarted, perhaps empty: logged
+   * once, and back-listeners hear of it unless the end of an outage already told them.
+   */
+  reportServerRun(name: DependencyName, runId: string): void {
+    if (this.closed) return;
+    // It answered: an outage not yet seen to end is over (and back-listeners told so).
+    this.reportSuccess(name);
+    const state = this.state(name);
+    const previous = state.serverRun;
+    const toldAlready = state.backSinceServerRun;
+    state.serverRun = runId;
+    state.backSinceServerRun = false;
+    if (previous === null || previous === runId) return;
+    const { label } = DESCRIPTIONS[name];
+    this.logger.warn({
+      message: toldAlready
+        ? `${label} restarted (run_id ${previous} → ${runId}) during the outage; start-up tasks re-ran when it answered`
+        : `${label} restarted (run_id ${previous} → ${runId}): re-running start-up tasks`,
+      dependency: name,
+      previousRunId: previous,
+      runId,
+    });
+    if (!toldAlready) for (const listener of this.backListeners) listener(name);
   }
 
   /** Runs the probe of `name` once and records what it showed; throws what it threw. */

@@ -23,8 +23,8 @@ export class StartupTasks implements OnApplicationShutdown {
 
   /**
    * Starts `task`; resolves (never rejects) when its first attempt is over. With `againWhenBack`,
-   * the task runs again each time that dependency answers after an outage: what it wrote there
-   * (a job schedule in a Redis that restarted empty) may be gone.
+   * the task runs again each time that dependency answers after an outage or turns out to have
+   * restarted: what it wrote there (a job schedule in a Redis that restarted empty) may be gone.
    */
   run(
     name: string,
@@ -33,8 +33,8 @@ export class StartupTasks implements OnApplicationShutdown {
   ): Promise<void> {
     if (options.againWhenBack) {
       const dependency = options.againWhenBack;
-      this.dependencies.onChange((changed, up) => {
-        if (changed === dependency && up && !this.stopped.signal.aborted) void this.run(name, task);
+      this.dependencies.onBack((back) => {
+        if (back === dependency && !this.stopped.signal.aborted) void this.run(name, task);
       });
     }
     return new Promise((firstAttemptOver) => {
