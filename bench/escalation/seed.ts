@@ -2,12 +2,17 @@ import type { TestApp } from '@platform/testing';
 import { DataSource } from 'typeorm';
 
 /**
- * An organization with one project, 50 member accounts and a two-step chain (an in-app page of
- * a member, then five minutes later another); `count` firing alerts, each with an active
- * escalation instance whose first step falls due at `dueAt`, so every step is due at the same
- * instant.
+ * An organization with one project, 50 member accounts (`oncall-<n>@<domain>`) and a two-step
+ * chain (a page of a member in-app and by e-mail, then five minutes later another); `count`
+ * firing alerts, each with an active escalation instance whose first step falls due at `dueAt`,
+ * so every step is due at the same instant. Answers the organization and the members.
  */
-export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void> {
+export async function seed(
+  t: TestApp,
+  count: number,
+  dueAt: Date,
+  domain: string,
+): Promise<{ organizationId: string; memberIds: string[] }> {
   const db = t.get(DataSource);
   const [{ id: organizationId }] = await db.query<Array<{ id: string }>>(
     `INSERT INTO organization (name) VALUES ('Escalation bench') RETURNING id`,
@@ -18,10 +23,10 @@ export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void
   );
   const members: Array<{ id: string }> = await db.query(
     `INSERT INTO account (login, login_key, name, email_verified_at)
-     SELECT 'oncall-' || i || '@bench.example', 'oncall-' || i || '@bench.example', 'On-call ' || i,
-            now()
+     SELECT 'oncall-' || i || '@' || $1, 'oncall-' || i || '@' || $1, 'On-call ' || i, now()
        FROM generate_series(1, 50) i
      RETURNING id`,
+    [domain],
   );
   await db.query(
     `INSERT INTO membership (organization_id, account_id, role)
@@ -54,12 +59,12 @@ export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void
                 'id', gen_random_uuid(), 'position', 0, 'delay_seconds', 0,
                 'target_type', 'member', 'target_roster_id', NULL,
                 'target_member_id', ($4::uuid[])[1 + (row_number() OVER () % 50)],
-                'target_role', NULL, 'channels', jsonb_build_array('in_app')),
+                'target_role', NULL, 'channels', jsonb_build_array('in_app', 'email')),
                 jsonb_build_object(
                 'id', gen_random_uuid(), 'position', 1, 'delay_seconds', 300,
                 'target_type', 'member', 'target_roster_id', NULL,
                 'target_member_id', ($4::uuid[])[1 + ((row_number() OVER () + 1) % 50)],
-                'target_role', NULL, 'channels', jsonb_build_array('in_app')))),
+                'target_role', NULL, 'channels', jsonb_build_array('in_app', 'email')))),
             'active', now(), now()
        FROM alerts a
      RETURNING id
@@ -67,4 +72,5 @@ export async function seed(t: TestApp, count: number, dueAt: Date): Promise<void
      INSERT INTO escalation_due (instance_id, due_at) SELECT id, $5 FROM instances`,
     [projectId, count, chainId, members.map((m) => m.id), dueAt],
   );
+  return { organizationId, memberIds: members.map((m) => m.id) };
 }

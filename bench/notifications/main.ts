@@ -8,8 +8,8 @@ import { createTestApp, type TestApp } from '@platform/testing';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { WebSocket } from 'ws';
 import { ApiModule } from '../../apps/api/api.module.js';
+import { type BenchSocket, connect, type PushedNotification } from './cable-socket.js';
 import { CpuMeter } from './cpu-usage.js';
 import { SmtpCounter } from './smtp-counter.js';
 import { WORKER_ENTRY, WorkerProcesses } from './worker-processes.js';
@@ -21,7 +21,6 @@ const DIGEST_ACCOUNTS = Number(process.env.BENCH_DIGEST_ACCOUNTS ?? 100_000);
 const DIGEST_TIMEOUT_S = Number(process.env.BENCH_DIGEST_TIMEOUT_S ?? 600);
 const DIGEST_WORKERS = Number(process.env.BENCH_DIGEST_WORKERS ?? 2);
 const CONNECT_CONCURRENCY = 100;
-const IDENTIFIER = JSON.stringify({ channel: 'NotificationsChannel' });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
@@ -44,46 +43,6 @@ async function insertAccounts(t: TestApp, kind: string, count: number): Promise<
   return rows.map((r) => r.id);
 }
 
-interface BenchSocket {
-  accountId: string;
-  socket: WebSocket;
-}
-
-/** Opens a socket, waits for the welcome, subscribes and waits for the confirmation. */
-function connect(
-  url: string,
-  accountId: string,
-  onCreated: (seq: number) => void,
-): Promise<BenchSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, ['actioncable-v1-json']);
-    const timer = setTimeout(() => reject(new Error(`socket ${accountId} timed out`)), 30_000);
-    socket.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    socket.on('message', (data: Buffer) => {
-      const frame = JSON.parse(data.toString()) as {
-        type?: string;
-        message?: { event?: string; notification?: { payload?: { seq?: number } } };
-      };
-      if (frame.type === 'ping') return;
-      if (frame.type === 'welcome') {
-        socket.send(JSON.stringify({ command: 'subscribe', identifier: IDENTIFIER }));
-      } else if (frame.type === 'confirm_subscription') {
-        clearTimeout(timer);
-        resolve({ accountId, socket });
-      } else if (frame.type === 'disconnect' || frame.type === 'reject_subscription') {
-        clearTimeout(timer);
-        reject(new Error(`socket ${accountId}: ${JSON.stringify(frame)}`));
-      } else if (frame.message?.event === 'created') {
-        const seq = frame.message.notification?.payload?.seq;
-        if (typeof seq === 'number') onCreated(seq);
-      }
-    });
-  });
-}
-
 async function pushLatency(): Promise<string> {
   const t = await createTestApp((config) => ApiModule.forRoot(config), { listen: true });
   const sockets: BenchSocket[] = [];
@@ -94,7 +53,9 @@ async function pushLatency(): Promise<string> {
     const started = new Map<number, number>();
     const latencies: number[] = [];
     let done: (() => void) | null = null;
-    const onCreated = (seq: number) => {
+    const onCreated = (notification: PushedNotification) => {
+      const seq = notification.payload?.seq;
+      if (typeof seq !== 'number') return;
       const at = started.get(seq);
       if (at === undefined) return;
       started.delete(seq);

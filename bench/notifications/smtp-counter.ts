@@ -1,4 +1,12 @@
 import { Worker } from 'node:worker_threads';
+import { ArrivalLog } from './arrival-log.js';
+
+/** A message accepted: when (epoch ms at the end of DATA), to whom, and its Subject. */
+export interface MailArrival {
+  at: number;
+  to: string[];
+  subject: string;
+}
 
 /** A message as received, kept only while capturing. */
 export interface CapturedMail {
@@ -10,11 +18,15 @@ export interface CapturedMail {
  * An SMTP server (in a worker thread) that accepts everything and only counts messages and
  * their distinct recipients: bodies are drained, never parsed. Reported every 20 ms. While
  * `capture(true)`, messages are also kept whole (for set-ups that read tokens from e-mails).
+ * Started with `{ arrivals: true }`, every message's acceptance time, recipients and Subject
+ * are kept in `arrivals` (reported in the same batches).
  */
 export class SmtpCounter {
   count = 0;
   recipients = 0;
   readonly captured: CapturedMail[] = [];
+  /** Every message accepted, in order (only when started with `{ arrivals: true }`). */
+  readonly arrivals = new ArrivalLog<MailArrival>();
   private target = Infinity;
   private reached: (() => void) | null = null;
   private capturedWaiters: Array<() => void> = [];
@@ -25,7 +37,12 @@ export class SmtpCounter {
   ) {
     worker.on(
       'message',
-      (message: { count?: number; recipients?: number; mail?: CapturedMail }) => {
+      (message: {
+        count?: number;
+        recipients?: number;
+        mail?: CapturedMail;
+        arrivals?: Array<[number, string[], string]>;
+      }) => {
         if (message.mail) {
           this.captured.push(message.mail);
           const waiters = this.capturedWaiters;
@@ -35,13 +52,17 @@ export class SmtpCounter {
         if (typeof message.count !== 'number') return;
         this.count = message.count;
         this.recipients = message.recipients ?? 0;
+        if (message.arrivals)
+          this.arrivals.add(message.arrivals.map(([at, to, subject]) => ({ at, to, subject })));
         this.check();
       },
     );
   }
 
-  static async start(): Promise<SmtpCounter> {
-    const worker = new Worker(new URL('./smtp-counter-thread.js', import.meta.url));
+  static async start(options: { arrivals?: boolean } = {}): Promise<SmtpCounter> {
+    const worker = new Worker(new URL('./smtp-counter-thread.js', import.meta.url), {
+      workerData: { arrivals: options.arrivals === true },
+    });
     const port = await new Promise<number>((resolve, reject) => {
       worker.once('error', reject);
       worker.once('message', (message: { port: number }) => resolve(message.port));

@@ -1,0 +1,180 @@
+import { performance } from 'node:perf_hooks';
+import { AlertEventKind } from '@platform/alerting';
+import { EscalationInstancesRepository, EscalationJobs, STEP_BATCH } from '@platform/escalation';
+import type { TestApp } from '@platform/testing';
+import { DataSource } from 'typeorm';
+import type { MailArrival, SmtpCounter } from '../notifications/smtp-counter.js';
+import { Block, envNumber, log, sleep, spread, spreadText } from './figures.js';
+import { seed } from './seed.js';
+import { CableListeners } from './sockets.js';
+
+const ESCALATIONS = envNumber('BENCH_ESCALATIONS', 10_000);
+/** Time between enqueueing the step jobs and the moment every step falls due. */
+const LEAD_MS = envNumber('BENCH_ESCALATION_LEAD_MS', 5_000);
+const TIMEOUT_MS = envNumber('BENCH_ESCALATION_TIMEOUT_S', 120) * 1000;
+const POLL_MS = envNumber('BENCH_ESCALATION_POLL_MS', 25);
+/** Print the plan of one batch of steps (EXPLAIN ANALYZE, rolled back) before the run. */
+const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
+const DOMAIN = 'escalation.bench.example';
+
+/**
+ * The plan of one batch as the engine runs it, in a transaction that is rolled back. Every
+ * seeded step pages a member, so the recipients are the members themselves.
+ */
+async function explainBatch(db: DataSource, at: Date): Promise<void> {
+  const targets = await new EscalationInstancesRepository(db).dueTargets(at, ESCALATIONS);
+  const recipients = targets.map((t) => ({
+    targetKey: t.target_key,
+    accountId: t.step.target_member_id,
+    contactLabel: null,
+    phoneNumber: null,
+  }));
+  const runner = db.createQueryRunner();
+  await runner.startTransaction();
+  try {
+    // The batch statement is a named one, run through the pool under the DataSource.
+    const explain = async ({ text, values }: { text: string; values: unknown[] }) => {
+      const plan: Array<{ 'QUERY PLAN': string }> = await runner.query(
+        `EXPLAIN (ANALYZE, BUFFERS, WAL) ${text}`,
+        values,
+      );
+      for (const row of plan) log(`    ${row['QUERY PLAN']}`);
+      return { rows: [{ locked: 0, ran: 0, page_ids: '', next_run_ats: [] }] };
+    };
+    const explaining = { driver: { master: { query: explain } } } as unknown as DataSource;
+    await new EscalationInstancesRepository(explaining).runSteps(
+      at,
+      STEP_BATCH,
+      targets.map((t) => t.target_key),
+      recipients,
+      AlertEventKind.EscalationExhausted,
+    );
+  } finally {
+    await runner.rollbackTransaction();
+    await runner.release();
+  }
+}
+
+/**
+ * Opens ESCALATIONS escalations whose first step (a member paged in-app and by e-mail) falls
+ * due at the same instant, with the step jobs enqueued as the engine enqueues them, run by the
+ * worker processes, every paged member's socket connected before the due instant. From the
+ * due instant to:
+ * - the page rows committed, and the in-app notification rows committed: both observed by
+ *   polling their counts every POLL_MS from this process (so including the commit and up to
+ *   one poll interval);
+ * - the in-app page marked sent (escalation_page.sent_at, recorded by the worker once the
+ *   notification row is written and pushed);
+ * - the `created` frame's arrival at the member's socket;
+ * - the page e-mail's acceptance at the SMTP server (end of DATA).
+ */
+export async function escalationPhase(
+  t: TestApp,
+  smtp: SmtpCounter,
+  workers: number,
+): Promise<Block> {
+  const db = t.get(DataSource);
+  const setup = performance.now();
+  const seededDue = new Date(Date.now() + 60_000);
+  const { organizationId, memberIds } = await seed(t, ESCALATIONS, seededDue, DOMAIN);
+  await db.query('ANALYZE');
+  log(`${ESCALATIONS} escalations seeded in ${((performance.now() - setup) / 1000).toFixed(1)} s`);
+  if (EXPLAIN) await explainBatch(db, seededDue);
+  const listeners = await CableListeners.open(t, memberIds);
+  log(`${memberIds.length} member sockets connected`);
+  const pagesExpected = 2 * ESCALATIONS;
+  const block = new Block(
+    `escalation: ${ESCALATIONS} steps due at the same instant, each paging a member in-app and ` +
+      `by e-mail (${pagesExpected} pages), ${workers} worker processes, ${memberIds.length} member sockets`,
+  );
+  try {
+    // Due LEAD_MS from now: the jobs go in as the engine's delayed jobs, on the real time.
+    const due = Date.now() + LEAD_MS;
+    await db.query(`UPDATE escalation_due SET due_at = $1`, [new Date(due)]);
+    const dueAts = await db.query<Array<{ due_at: Date }>>('SELECT due_at FROM escalation_due');
+    await t.get(EscalationJobs).steps(dueAts.map((r) => r.due_at));
+    log(`step jobs enqueued; due in ${((due - Date.now()) / 1000).toFixed(1)} s`);
+
+    const deadline = due + TIMEOUT_MS;
+    const ours = (mail: MailArrival) => mail.to.every((to) => to.endsWith(`@${DOMAIN}`));
+    const mailsBefore = smtp.arrivals.items.length;
+    let seenMails = 0;
+    let checked = mailsBefore;
+    const mailsDone = smtp.arrivals.until((items) => {
+      for (; checked < items.length; checked += 1) if (ours(items[checked])) seenMails += 1;
+      return seenMails >= ESCALATIONS;
+    }, deadline);
+    const framesDone = listeners.waitFor('alert_escalation', ESCALATIONS, deadline);
+
+    const written: number[] = [];
+    const committed: number[] = [];
+    while (
+      Date.now() < deadline &&
+      (written.length < pagesExpected || committed.length < ESCALATIONS)
+    ) {
+      const [{ pages, notifications }] = await db.query<
+        Array<{ pages: number; notifications: number }>
+      >(
+        `SELECT (SELECT count(*)::int FROM escalation_page) AS pages,
+                (SELECT count(*)::int FROM notification WHERE organization_id = $1) AS notifications`,
+        [organizationId],
+      );
+      const late = Math.max(0, Date.now() - due);
+      while (written.length < pages) written.push(late);
+      while (committed.length < notifications) committed.push(late);
+      await sleep(POLL_MS);
+    }
+    const [allFrames, allMails] = await Promise.all([framesDone, mailsDone]);
+
+    const sent = await db.query<Array<{ late: number }>>(
+      `SELECT extract(epoch FROM sent_at - due_at) * 1000 AS late FROM escalation_page
+        WHERE status = 'sent' AND channel = 'in_app'`,
+    );
+    const [{ ran, unsent }] = await db.query<Array<{ ran: number; unsent: number }>>(
+      `SELECT (SELECT count(*)::int FROM escalation_due WHERE step_index = 1) AS ran,
+              (SELECT count(*)::int FROM escalation_page WHERE status <> 'sent') AS unsent`,
+    );
+    const w = spread(written);
+    const c = spread(committed);
+    const s = spread(sent.map((r) => Number(r.late)));
+    const f = spread(listeners.of('alert_escalation').map((frame) => frame.at - due));
+    const m = spread(
+      smtp.arrivals.items
+        .slice(mailsBefore)
+        .filter(ours)
+        .map((mail) => mail.at - due),
+    );
+    const stopped = (done: boolean) => (done ? '' : ` (stopped after ${TIMEOUT_MS / 1000} s)`);
+    const span = w.max / 1000;
+
+    block.line(
+      `steps run: ${ran}, pages written: ${w.n}/${pagesExpected} (${unsent} not sent yet), in-app ` +
+        `notifications: ${c.n}/${ESCALATIONS}, frames: ${f.n}/${ESCALATIONS}, e-mails: ${m.n}/${ESCALATIONS}`,
+    );
+    block.target(
+      `due → page written (polled): ${spreadText(w)}`,
+      'p99 < 250 ms',
+      w.n === pagesExpected && w.p99 < 250,
+    );
+    block.line(
+      `pages/s: ${span > 0 ? Math.round(w.n / span) : 'n/a'} (all ${w.n} within ${span.toFixed(3)} s of the due time)`,
+    );
+    block.line(`due → in-app notification row committed (polled): ${spreadText(c)}`);
+    block.line(`due → in-app page sent (escalation_page.sent_at): ${spreadText(s)}, n=${s.n}`);
+    block.target(
+      `due → NotificationsChannel frame at the socket: ${spreadText(f)}${stopped(allFrames)}`,
+      'p99 < 1 s',
+      allFrames && f.n === ESCALATIONS && f.p99 < 1_000,
+    );
+    block.target(
+      `due → e-mail accepted by the SMTP server: ${spreadText(m)}${stopped(allMails)}`,
+      'p99 < 3 s',
+      allMails && m.n === ESCALATIONS && m.p99 < 3_000,
+    );
+    if (listeners.dropped.length > 0)
+      block.line(`sockets closed by the server: ${listeners.dropped.join(', ')}`);
+    return block;
+  } finally {
+    await listeners.close();
+  }
+}
