@@ -39,7 +39,7 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
         values,
       );
       for (const row of plan) log(`    ${row['QUERY PLAN']}`);
-      return { rows: [{ locked: 0, ran: 0, page_ids: '', next_run_ats: [] }] };
+      return { rows: [{ locked: 0, ran: 0, in_app_page_ids: '', page_ids: '', next_run_ats: [] }] };
     };
     const explaining = { driver: { master: { query: explain } } } as unknown as DataSource;
     await new EscalationInstancesRepository(explaining).runSteps(

@@ -10,7 +10,8 @@ import {
   SmsChannel,
 } from '@platform/notifications';
 import { JobQueue, QueueName } from '@platform/queue';
-import { FakeTwilio, gatherAction, eventually } from '@platform/testing';
+import { randomUUID } from 'node:crypto';
+import { FakeTwilio, gatherAction, eventually, expectEventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { EscalationSweeper } from '../../libs/escalation/src/engine/escalation-sweeper.js';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
@@ -295,7 +296,7 @@ describe('escalation page delivery', () => {
   });
 
   it("a claim older than five minutes is a crashed delivery's: another delivery takes the page", async () => {
-    const { pageId } = await page('in_app', { accountId: admin.accountId });
+    const { pageId } = await page('email', { accountId: admin.accountId });
     await db.query(
       `UPDATE escalation_page SET claimed_by = 'crashed', claimed_at = $2 WHERE id = $1`,
       [pageId, new Date(t.clock.now().getTime() - 4 * 60_000)],
@@ -305,7 +306,10 @@ describe('escalation page delivery', () => {
       pageId,
       new Date(t.clock.now().getTime() - 5 * 60_000),
     ]);
-    expect(await deliver(pageId)).toEqual({ outcome: 'sent' });
+    expect(await deliver(pageId)).toEqual({
+      outcome: 'sent',
+      providerSid: `<${messageIdLeft(pageKey(pageId))}@localhost>`,
+    });
     expect(
       await db.query('SELECT status, claimed_by, claimed_at FROM escalation_page WHERE id = $1', [
         pageId,
@@ -479,7 +483,7 @@ describe('escalation page delivery', () => {
     );
     expect(retryAt).toEqual(new Date(t.clock.now().getTime() + 2_000));
     // The retry is a delayed job named by the page and its attempts (the sweeper's would be too).
-    const queue = t.get(JobQueue).queue(QueueName.Escalations);
+    const queue = t.get(JobQueue).queue(QueueName.Pages);
     const retry = await queue.getJob(EscalationJobs.pageJobId(pageId, 1));
     expect(retry?.data).toEqual({ pageIds: [pageId] });
     expect(retry?.opts.delay).toBe(2_000);
@@ -574,10 +578,53 @@ describe('escalation page delivery', () => {
       (r) => r.status !== 'pending',
     );
     expect(row).toMatchObject({ status: 'sent', attempts: 1 });
-    const queue = t.get(JobQueue).queue(QueueName.Escalations);
+    const queue = t.get(JobQueue).queue(QueueName.Pages);
     expect(await queue.getJob(EscalationJobs.pageJobId(waiting.pageId, 3))).toBeUndefined();
     expect(await pageRow(waiting.pageId)).toMatchObject({ status: 'pending', attempts: 3 });
     await db.query(`UPDATE escalation_page SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
+  });
+
+  it('as a job, records in-app outcomes behind it: the job answers first, the pages settle right after', async () => {
+    const pages = await Promise.all(
+      Array.from({ length: 3 }, () => page('in_app', { accountId: admin.accountId })),
+    );
+    const sms = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '888888' },
+    );
+    const pageIds = [...pages.map((p) => p.pageId), sms.pageId];
+    t.clock.advance({ seconds: 10 });
+    expect(await processor.run({ pageIds }, { id: 'burst-1' })).toEqual({ sent: 4 });
+    await twilio.device(CONTACT_NUMBER).expectSms('888888');
+    // The text settled within the job; the in-app pages once no page job is running.
+    expect(await pageRow(sms.pageId)).toMatchObject({ status: 'sent', attempts: 1 });
+    for (const { pageId } of pages)
+      await expectEventually(async () =>
+        expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
+      );
+    expect(
+      await db.query<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM escalation_ledger WHERE instance_id = ANY ($1::uuid[])`,
+        [pages.map((p) => p.instanceId)],
+      ),
+    ).toEqual([{ n: 3 }]);
+  });
+
+  it('pages go out 500 to a delivery job', async () => {
+    // Observed, not replaced: the jobs still run (and find these pages gone).
+    const enqueue = jest.spyOn(t.get(JobQueue), 'enqueueBulk');
+    const ids = Array.from({ length: 1_001 }, () => randomUUID());
+    await t.get(EscalationJobs).pages(ids);
+    const [[, jobs]] = enqueue.mock.calls as unknown as Array<
+      [string, Array<{ data: { pageIds: string[] }; options: { jobId: string } }>]
+    >;
+    enqueue.mockRestore();
+    expect(jobs.map((job) => [job.options.jobId, job.data.pageIds.length])).toEqual([
+      [`pages-${ids[0]}`, 500],
+      [`pages-${ids[500]}`, 500],
+      [`pages-${ids[1000]}`, 1],
+    ]);
   });
 
   it('runs as the worker job enqueued for the page', async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { NotificationPush, NotifyService } from '@platform/notifications';
+import { NotificationPush, NotifyService, pushChannel } from '@platform/notifications';
+import { Redis } from 'ioredis';
 import type * as ActionCableModule from '@rails/actioncable';
 import { WebSocket } from 'ws';
-import type { TestApp } from '@platform/testing';
+import { eventually, type TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
 import { bearer } from '../support/identity.js';
 import { cableUrl, verifiedAccount } from './cable-socket.js';
@@ -89,6 +90,60 @@ describe('the stock @rails/actioncable client', () => {
     await t.get(NotificationPush).publish(ada.accountId, push);
     expect((await recorder.waitFor('received')).data).toEqual(push);
     expect(recorder.events.map((event) => event.kind)).toEqual(['connected', 'received']);
+  });
+
+  it('receives a burst published together in order: one Redis message per 250 pushes, one frame each', async () => {
+    const cable = consumer(ada.jwt);
+    const recorder = new Recorder();
+    cable.subscriptions.create({ channel: 'NotificationsChannel' }, recorder.mixin);
+    await recorder.waitFor('connected');
+    const watcher = new Redis(t.config.redisUrl);
+    const publisher = new Redis(t.config.redisUrl);
+    const messages: string[] = [];
+    watcher.on('message', (_channel: string, message: string) => messages.push(message));
+    await watcher.subscribe(pushChannel(t.config));
+    try {
+      const pushes = Array.from({ length: 300 }, (_, n) => ({
+        accountId: ada.accountId,
+        push: { event: 'created' as const, notification: { id: `n${n}` }, unread_count: n + 1 },
+      }));
+      expect(await t.get(NotificationPush).publishMany(pushes)).toEqual(pushes.map(() => null));
+      await eventually(
+        () => recorder.events.length,
+        (n) => n >= 301,
+      );
+      expect(recorder.events.slice(1).map((event) => event.data)).toEqual(
+        pushes.map((p) => p.push),
+      );
+      expect(messages.map((message) => (JSON.parse(message) as unknown[]).length)).toEqual([
+        250, 50,
+      ]);
+
+      // A single envelope (a publisher from before batching) and an array with a malformed
+      // entry: every well-formed push is delivered.
+      const single = { event: 'created', notification: { id: 'single' }, unread_count: 1 };
+      const kept = { event: 'created', notification: { id: 'kept' }, unread_count: 2 };
+      await watcher
+        .duplicate()
+        .publish(
+          pushChannel(t.config),
+          JSON.stringify({ account_id: ada.accountId, push: single }),
+        );
+      await watcher
+        .duplicate()
+        .publish(
+          pushChannel(t.config),
+          JSON.stringify([{ account_id: 7 }, { account_id: ada.accountId, push: kept }]),
+        );
+      await eventually(
+        () => recorder.events.length,
+        (n) => n >= 303,
+      );
+      expect(recorder.events.slice(301).map((event) => event.data)).toEqual([single, kept]);
+    } finally {
+      watcher.disconnect();
+      publisher.disconnect();
+    }
   });
 
   it('receives a notification created through NotifyService, with the unread count', async () => {

@@ -4,8 +4,12 @@ import type { EmailDelivery, EmailMessage } from './email.js';
 import { composeMime, type Mailbox, parseMailboxes } from './mime.js';
 import { SmtpPool } from './smtp-pool.js';
 
-/** SMTP connections kept open and shared by concurrent sends (one process's pool). */
-export const SMTP_MAX_CONNECTIONS = 10;
+/**
+ * SMTP connections kept open and shared by concurrent sends (one process's pool). A burst of
+ * e-mail is bound by round trips per connection; 20 stays well under the per-client limits
+ * MTAs apply by default (Postfix: 50).
+ */
+export const SMTP_MAX_CONNECTIONS = 20;
 
 /**
  * Sends e-mail over SMTP_URL. Without one, the message goes to the log as one JSON line, so

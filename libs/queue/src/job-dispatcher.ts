@@ -25,10 +25,9 @@ const ON_JOB = 'platform:on-job';
 /** Jobs one worker process runs at once, per queue; queues of I/O-bound jobs run wider. */
 export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QueueName.Digests]: 200,
-  // Escalation pages share their database work while they run together (a burst's in-app
-  // pages are read, notified and settled a batch at a time), so more of them at once cost
-  // few more statements.
-  [QueueName.Escalations]: 50,
+  // A page job is a batch whose work is mostly this process's CPU: a few at a time keep a burst
+  // spread over every worker instead of piled on the one that fetched first.
+  [QueueName.Pages]: 3,
 };
 const DEFAULT_CONCURRENCY = 10;
 /** A job that failed because a dependency is down is tried again this much later, unpenalized. */

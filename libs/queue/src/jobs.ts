@@ -78,7 +78,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.AlertsPrune]: QueueName.Maintenance,
   [JobName.EscalationStep]: QueueName.Escalations,
   [JobName.EscalationReEscalate]: QueueName.Escalations,
-  [JobName.EscalationPages]: QueueName.Escalations,
+  [JobName.EscalationPages]: QueueName.Pages,
   [JobName.TestAlertResolve]: QueueName.Escalations,
 };
 

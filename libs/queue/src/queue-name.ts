@@ -7,4 +7,6 @@ export enum QueueName {
   Deliveries = 'deliveries',
   Digests = 'digests',
   Maintenance = 'maintenance',
+  /** Escalation pages, a batch to a job: few at a time per worker, so a burst spreads evenly. */
+  Pages = 'pages',
 }

@@ -85,9 +85,11 @@ export class EscalationEngine extends EscalationOpener {
    * other targets, and re-resolves after ROUND_MS so a long backlog does not page by stale
    * rosters. The jobs the batches call for (their pages, the next steps) are enqueued once
    * every due step is paged: enqueueing competes with the batches for this process, and a page
-   * is safe once written.
+   * is safe once written. In-app pages are queued ahead of the others: they are the quickest
+   * way to reach someone, and a burst's e-mails, calls and texts take longer to send.
    */
   async runDue(): Promise<number> {
+    const inAppPageIds: string[] = [];
     const pageIds: string[] = [];
     const next = new Set<number>();
     let total = 0;
@@ -105,6 +107,7 @@ export class EscalationEngine extends EscalationOpener {
             targets.recipients,
             AlertEventKind.EscalationExhausted,
           );
+          inAppPageIds.push(...batch.in_app_page_ids);
           pageIds.push(...batch.page_ids);
           for (const dueAt of batch.next_run_ats) next.add(dueAt.getTime());
           ran += batch.ran;
@@ -123,7 +126,8 @@ export class EscalationEngine extends EscalationOpener {
     // A lost enqueue leaves a pending page or a due step for the sweeper.
     await Promise.all([
       this.jobs
-        .pages(pageIds)
+        .pages(inAppPageIds)
+        .then(() => this.jobs.pages(pageIds))
         .catch((error: Error) =>
           this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
         ),

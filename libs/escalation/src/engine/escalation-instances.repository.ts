@@ -26,6 +26,9 @@ export interface TargetRecipient {
 export interface StepsRun {
   locked: number;
   ran: number;
+  /** The in-app pages written, apart: they are delivered first. */
+  in_app_page_ids: string[];
+  /** The other pages written. */
   page_ids: string[];
   next_run_ats: Date[];
 }
@@ -124,7 +127,7 @@ const RUN_STEPS = {
       JOIN recipient r ON r.target_key = c.target_key
       CROSS JOIN LATERAL jsonb_array_elements_text(c.channels) AS ch (channel)
      WHERE c.firing AND (r.account_id IS NOT NULL OR ch.channel IN ('phone', 'sms'))
-    RETURNING id
+    RETURNING id, channel
   ), instances AS (
     UPDATE escalation_instance i
        SET state = m.state, repeat_count = i.repeat_count + m.next_pass::int,
@@ -145,7 +148,10 @@ const RUN_STEPS = {
   SELECT (SELECT count(*) FROM locked)::int AS locked, (SELECT count(*) FROM claimed)::int AS ran,
          -- One comma-separated string: the driver parses a text array character by character,
          -- which for a thousand ids costs the worker more than the rest of the batch.
-         coalesce((SELECT string_agg(id::text, ',') FROM pages), '') AS page_ids,
+         coalesce((SELECT string_agg(id::text, ',') FROM pages WHERE channel = 'in_app'), '')
+           AS in_app_page_ids,
+         coalesce((SELECT string_agg(id::text, ',') FROM pages WHERE channel <> 'in_app'), '')
+           AS page_ids,
          coalesce((SELECT array_agg(DISTINCT next_run_at) FROM moved WHERE state = 'active'),
                   '{}') AS next_run_ats`,
 };
@@ -265,17 +271,22 @@ export class EscalationInstancesRepository {
     recipients: readonly TargetRecipient[],
     exhaustedKind: string,
   ): Promise<StepsRun> {
-    const [run] = await preparedQuery<StepsRun & { page_ids: string }>(this.dataSource, RUN_STEPS, [
-      at,
-      limit,
-      targets,
-      recipients.map((r) => r.targetKey),
-      recipients.map((r) => r.accountId),
-      recipients.map((r) => r.contactLabel),
-      recipients.map((r) => r.phoneNumber),
-      exhaustedKind,
-    ]);
-    return { ...run, page_ids: run.page_ids === '' ? [] : run.page_ids.split(',') };
+    const [run] = await preparedQuery<StepsRun & { page_ids: string; in_app_page_ids: string }>(
+      this.dataSource,
+      RUN_STEPS,
+      [
+        at,
+        limit,
+        targets,
+        recipients.map((r) => r.targetKey),
+        recipients.map((r) => r.accountId),
+        recipients.map((r) => r.contactLabel),
+        recipients.map((r) => r.phoneNumber),
+        exhaustedKind,
+      ],
+    );
+    const ids = (joined: string) => (joined === '' ? [] : joined.split(','));
+    return { ...run, in_app_page_ids: ids(run.in_app_page_ids), page_ids: ids(run.page_ids) };
   }
 
   /**

@@ -10,7 +10,7 @@ import type { JobsOptions } from 'bullmq';
 export const STEP_JOB_LEAD_MS = 500;
 
 /** Pages a delivery job takes at once. */
-export const PAGE_BATCH = 200;
+export const PAGE_BATCH = 500;
 
 export interface ReEscalation {
   instanceId: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock, MetricsService } from '@platform/core';
 import {
   attemptDelivery,
@@ -13,21 +13,26 @@ import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
+import { IdleWriter } from './idle-writer.js';
+import {
+  deferred,
+  IN_APP_CLAIMANT,
+  isFinal,
+  type PageDeliveryResult,
+  pageNumber,
+  resultOf,
+  skipReason,
+} from './page-outcomes.js';
+
+export type { PageDeliveryResult } from './page-outcomes.js';
 import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
 import { type PageSettlement, PagesRepository, type PageToDeliver } from './pages.repository.js';
-
-/** What a delivery answers for each page it was given, in order. */
-export type PageDeliveryResult =
-  | { outcome: 'sent'; providerSid?: string }
-  | { outcome: 'skipped' | 'failed'; reason: string }
-  /** Left pending: tried again after `retryInMs` (a failed attempt, or a rate limit). */
-  | { outcome: 'retry'; reason: string; retryInMs: number }
-  /** Not delivered by this job: settled already, claimed by another delivery, or gone. */
-  | { outcome: 'done' };
 
 /** Attempts a page gets over every channel: 2 s doubling, about four minutes in all. */
 export const PAGE_ATTEMPTS = 8;
 const RETRY_BASE_MS = 2_000;
+/** The longest an in-app page's outcome waits for a pause in a burst before it is recorded. */
+const IN_APP_RECORD_DELAY_MS = 5_000;
 /** Pages of one batch sent at once over e-mail, phone and SMS (in-app pages go as one). */
 const SEND_CONCURRENCY = 50;
 
@@ -75,8 +80,20 @@ export function pageKey(pageId: string): string {
  * (the page's Message-ID); a call or text goes out again.
  */
 @Injectable()
-export class PageDeliveryProcessor {
+export class PageDeliveryProcessor implements OnApplicationShutdown {
   private readonly logger = new Logger('escalation-pages');
+  /**
+   * In-app outcomes, written once this process's page jobs pause (within IN_APP_RECORD_DELAY_MS
+   * during a long burst): a burst's notifications go out first, its bookkeeping follows.
+   */
+  private readonly inAppSettlements = new IdleWriter<{ pageId: string; outcome: PageSettlement }>(
+    async (items) => {
+      // In-app pages are never claimed: any claimant settles them.
+      await this.pages.settleMany(items, IN_APP_CLAIMANT);
+    },
+    { maxBatch: 2_000, maxDelayMs: IN_APP_RECORD_DELAY_MS, maxPending: 50_000 },
+  );
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(
     private readonly clock: Clock,
@@ -88,24 +105,61 @@ export class PageDeliveryProcessor {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
+  /** The job's result: how many pages ended how (each page's outcome is in its row). */
   @OnJob(JobName.EscalationPages)
-  async deliver(
+  async run(
+    data: JobPayloads[JobName.EscalationPages],
+    job?: Pick<Job, 'id'>,
+  ): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    const results = await this.inAppSettlements.busy(() =>
+      this.deliverPages(data.pageIds, job, true),
+    );
+    for (const { outcome } of results) counts[outcome] = (counts[outcome] ?? 0) + 1;
+    return counts;
+  }
+
+  /** Delivers the pages and records every outcome; answers each page's result, in order. */
+  deliver(
     data: JobPayloads[JobName.EscalationPages],
     job?: Pick<Job, 'id'>,
   ): Promise<PageDeliveryResult[]> {
+    return this.deliverPages(data.pageIds, job, false);
+  }
+
+  /**
+   * With `inAppBehind`, the in-app pages sent or skipped are recorded behind the job (see
+   * inAppSettlements), so the next batch's notifications are not kept waiting by this one's
+   * bookkeeping.
+   */
+  private async deliverPages(
+    pageIds: readonly string[],
+    job: Pick<Job, 'id'> | undefined,
+    inAppBehind: boolean,
+  ): Promise<PageDeliveryResult[]> {
     // A run without a job (a direct call) claims for itself alone.
     const claimant = job?.id ?? `direct-${randomUUID()}`;
-    const claimed = await this.pages.claimMany(data.pageIds, claimant, this.clock.now());
+    const claimed = await this.pages.claimMany(pageIds, claimant, this.clock.now());
     const settlements = new Map<string, PageSettlement>();
     const results = new Map<string, PageDeliveryResult>();
     const inApp = claimed.filter((page) => page.channel === 'in_app' && !skipReason(page));
-    const others = claimed.filter((page) => !inApp.includes(page));
+    const inAppIds = new Set(inApp.map((page) => page.id));
+    const others = claimed.filter((page) => !inAppIds.has(page.id));
     await Promise.all([
       this.sendAll(inApp, this.inAppReceipts(inApp), settlements, results),
       this.sendAll(others, null, settlements, results),
     ]);
-    await this.settle(claimed, settlements, claimant);
-    return data.pageIds.map((id) => results.get(id) ?? { outcome: 'done' });
+    const behind = inAppBehind ? inApp.filter((page) => isFinal(settlements.get(page.id)!)) : [];
+    const behindIds = new Set(behind.map((page) => page.id));
+    this.settleBehind(
+      behind.map((page) => ({ pageId: page.id, outcome: settlements.get(page.id)! })),
+    );
+    await this.settle(
+      claimed.filter((page) => !behindIds.has(page.id)),
+      settlements,
+      claimant,
+    );
+    return pageIds.map((id) => results.get(id) ?? { outcome: 'done' });
   }
 
   /**
@@ -302,6 +356,29 @@ export class PageDeliveryProcessor {
    * Writes every outcome in one statement, then queues each page left pending for its retry. A
    * lost retry job is recovered by the sweeper once the page's `retry_at` is well past.
    */
+  /**
+   * Records in-app outcomes behind the jobs that sent them, a few large statements a second
+   * across every job of this process. Safe to lose (a crash, a failed write): the page stays
+   * pending, the sweeper delivers it again, and its notification's idempotency key makes that
+   * delivery find the notification written and pushed, and record it.
+   */
+  private settleBehind(settlements: Array<{ pageId: string; outcome: PageSettlement }>): void {
+    for (const settlement of settlements) {
+      const written = this.inAppSettlements
+        .add(settlement)
+        .catch((error: Error) =>
+          this.logger.warn(`in-app page outcome not recorded (the sweeper will): ${error.message}`),
+        )
+        .finally(() => this.settling.delete(written));
+      this.settling.add(written);
+    }
+  }
+
+  /** Lets the outcomes written behind the jobs land before the process ends. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.settling]);
+  }
+
   private async settle(
     claimed: readonly PageToDeliver[],
     settlements: ReadonlyMap<string, PageSettlement>,
@@ -329,43 +406,4 @@ export class PageDeliveryProcessor {
         this.logger.warn(`page retries not enqueued (the sweeper will): ${error.message}`),
       );
   }
-}
-
-function resultOf(outcome: DeliveryOutcome): PageDeliveryResult {
-  if (outcome.status === 'sent') {
-    const providerSid = outcome.receipt?.providerRef;
-    return providerSid ? { outcome: 'sent', providerSid } : { outcome: 'sent' };
-  }
-  return { outcome: outcome.status as 'skipped' | 'failed', reason: outcome.reason ?? '' };
-}
-
-/** A rate limit's deferral: still pending, no attempt counted. */
-function deferred(error: DeferJob): Omit<PageSettlement, 'at'> {
-  return { status: 'pending', reason: error.message, attempted: false };
-}
-
-/**
- * Why the page is not sent at all, decided from the page alone: nobody is called about an alert
- * somebody already took, a recipient that is gone gets nothing, and an account is called and
- * texted only on a number verified now (a number changed since the page was written is used
- * once verified again).
- */
-function skipReason(page: PageToDeliver): SkippedSend | null {
-  if (page.instance_state === 'acknowledged' || page.instance_state === 'resolved')
-    return { skipped: 'escalation_halted' };
-  // In-app pages learn it in their batch (see inAppReceipts).
-  if (page.channel === 'in_app') return null;
-  if (page.contact_label === null && page.account_login === null)
-    return { skipped: 'recipient_gone' };
-  if (page.channel === 'phone' || page.channel === 'sms') {
-    if (page.contact_label === null && !pageNumber(page)) return { skipped: 'phone_not_verified' };
-    if (!pageNumber(page)) return { skipped: 'recipient_gone' };
-  }
-  return null;
-}
-
-/** The number a phone or SMS page goes to: the contact's, or the account's verified one. */
-function pageNumber(page: PageToDeliver): string | null {
-  if (page.contact_label !== null) return page.phone_number;
-  return page.account_phone_verified ? page.account_phone_number : null;
 }

@@ -60,10 +60,14 @@ export class PagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Claims the pages among `pageIds` that are pending and free for `claimant` (unclaimed, its
-   * own claim of an earlier run, or a claim older than CLAIM_LAPSE_MS: a crashed delivery's),
-   * and answers them with what their delivery needs. A page settled, claimed by another delivery
-   * or gone with its alert is not answered. One statement for the whole batch.
+   * Takes the pending pages among `pageIds` for delivery by `claimant`, and answers them with what
+   * their delivery needs. An e-mail, call or text is claimed first, so that two deliveries of it
+   * (the engine's batch and the sweeper's retry) do not both send: a page claimed by another
+   * delivery is not answered, unless the claim is `claimant`'s own (a retry of its job) or older
+   * than CLAIM_LAPSE_MS (a crashed delivery's). An in-app page needs no claim, its notification's
+   * idempotency key already makes a second delivery write and push nothing, and is not updated
+   * here: a burst's in-app pages cost no write before their notifications. A page settled or
+   * gone with its alert is not answered. One statement for the whole batch.
    */
   async claimMany(
     pageIds: readonly string[],
@@ -74,9 +78,9 @@ export class PagesRepository {
       `WITH claimed AS (
          UPDATE escalation_page p
             SET claimed_by = $2, claimed_at = $3
-          WHERE p.id = ANY ($1::uuid[]) AND p.status = 'pending'
+          WHERE p.id = ANY ($1::uuid[]) AND p.status = 'pending' AND p.channel <> 'in_app'
             AND (p.claimed_by IS NULL OR p.claimed_by = $2 OR p.claimed_at <= $4)
-          RETURNING p.*
+          RETURNING p.id
        )
        SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
               p.account_id, p.contact_label, p.phone_number, p.status, p.reply_code, p.attempts,
@@ -87,18 +91,20 @@ export class PagesRepository {
               ac.login AS account_login, ac.name AS account_name,
               ac.phone_number AS account_phone_number,
               coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified
-         FROM claimed p
+         FROM escalation_page p
          JOIN escalation_instance i ON i.id = p.instance_id AND i.project_id = p.project_id
          JOIN alert al ON al.id = p.alert_id AND al.project_id = p.project_id
          JOIN project pr ON pr.id = p.project_id
-         LEFT JOIN account ac ON ac.id = p.account_id`,
+         LEFT JOIN account ac ON ac.id = p.account_id
+        WHERE p.id = ANY ($1::uuid[]) AND p.status = 'pending'
+          AND (p.channel = 'in_app' OR p.id IN (SELECT id FROM claimed))`,
       [pageIds, claimant, now, new Date(now.getTime() - CLAIM_LAPSE_MS)],
     );
   }
 
   /**
-   * Records the outcome of an attempt on each page still pending and claimed by `claimant`, and
-   * releases the claim; answers the ids recorded (a page settled meanwhile, claimed by another
+   * Records the outcome of an attempt on each page still pending and claimed by `claimant` (an
+   * in-app page: unclaimed), and releases the claim; answers the ids recorded (a page settled meanwhile, claimed by another
    * delivery after this one's claim lapsed, or gone is not). A page settled as sent
    * also writes its ledger row (`called` for a phone call, else `notified`) and its `paged`
    * timeline event, in the same statement. A page named twice is recorded once, by its first
@@ -125,7 +131,8 @@ export class PagesRepository {
                 sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE p.sent_at END,
                 retry_at = o.retry_at, claimed_by = NULL, claimed_at = NULL
            FROM outcome o
-          WHERE p.id = o.id AND p.status = 'pending' AND p.claimed_by = $9
+          WHERE p.id = o.id AND p.status = 'pending'
+            AND (p.claimed_by = $9 OR (p.channel = 'in_app' AND p.claimed_by IS NULL))
           RETURNING p.id, p.project_id, p.alert_id, p.instance_id, p.account_id,
                     p.contact_label, p.channel, p.generation, p.repeat_count, p.step_index,
                     p.status, o.at

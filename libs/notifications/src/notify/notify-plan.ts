@@ -144,11 +144,30 @@ export function planNotifications(
     outcomes: [],
   };
   const scheduleOf = new Map(data.schedules.map((s) => [s.accountId, s]));
+  const accountIndexes = new Map<string | null, ReadonlyMap<string, number>>();
+  const indexOf = (organizationId: string | null) => {
+    let index = accountIndexes.get(organizationId);
+    if (!index) {
+      const accounts = data.accountsByOrganization.get(organizationId) ?? [];
+      index = new Map(accounts.map((account, position) => [account.id, position]));
+      accountIndexes.set(organizationId, index);
+    }
+    return index;
+  };
   requests.forEach((request, n) => {
     const category = categories[n];
-    const email = request.email ?? defaultEmail(category, request);
-    const shortText = request.shortText ?? email.subject;
-    const recipients = decideRecipients(request, category, data, scheduleOf, now);
+    // Composed only for a recipient who gets an e-mail, text or call (most get in-app only).
+    let content: EmailContent | undefined;
+    const email = () => (content ??= request.email ?? defaultEmail(category, request));
+    const shortText = () => request.shortText ?? email().subject;
+    const recipients = decideRecipients(
+      request,
+      category,
+      data,
+      indexOf(request.organizationId),
+      scheduleOf,
+      now,
+    );
     plan.outcomes.push(
       recipients.map((recipient) => {
         const { account, decision } = recipient;
@@ -179,13 +198,23 @@ function decideRecipients(
   request: NotifyRequest,
   category: NotificationCategory,
   data: NotifyData,
+  accountIndex: ReadonlyMap<string, number>,
   scheduleOf: ReadonlyMap<string, NotificationSchedule>,
   now: Date,
 ): Recipient[] {
-  const wanted = new Set(request.recipients);
   const preferences = data.preferencesByCategory.get(category.key);
-  return (data.accountsByOrganization.get(request.organizationId) ?? [])
-    .filter((account) => wanted.has(account.id))
+  const accounts = data.accountsByOrganization.get(request.organizationId) ?? [];
+  // By index, not by scanning the organization's accounts: a request names few of them.
+  const positions = [
+    ...new Set(
+      request.recipients.flatMap((id) => {
+        const position = accountIndex.get(id);
+        return position === undefined ? [] : [position];
+      }),
+    ),
+  ].sort((a, b) => a - b);
+  return positions
+    .map((position) => accounts[position])
     .map((account) => ({
       account,
       preferences: preferences?.get(account.id) ?? {},
@@ -216,8 +245,10 @@ function planEmail(
   { account, decision }: Recipient,
   notification: number | null,
   categoryKey: string,
-  email: { subject: string; text: string; html?: string },
+  content: () => EmailContent,
 ): void {
+  if (decision.email === 'skip') return;
+  const email = content();
   if (decision.email === 'instant') {
     const delivery = append(plan.deliveries, {
       notification,
@@ -254,7 +285,7 @@ function planPhone(
   { account, preferences, decision }: Recipient,
   notification: number | null,
   channels: Channel[] | undefined,
-  text: string,
+  text: () => string,
 ): void {
   for (const channel of ['phone', 'sms'] as const) {
     if (channels && !channels.includes(channel)) continue;
@@ -280,14 +311,13 @@ function planPhone(
       status: 'queued',
       reason: null,
     });
-    plan.phoneSends.push({ channel, to: account.phone_number, text, delivery });
+    plan.phoneSends.push({ channel, to: account.phone_number, text: text(), delivery });
   }
 }
 
-function defaultEmail(
-  category: NotificationCategory,
-  request: NotifyRequest,
-): { subject: string; text: string; html?: string } {
+type EmailContent = { subject: string; text: string; html?: string };
+
+function defaultEmail(category: NotificationCategory, request: NotifyRequest): EmailContent {
   const subject = `[${category.label}] ${request.eventType.replace(/_/g, ' ')}`;
   const details = Object.entries(request.payload)
     .filter(([, value]) => typeof value !== 'object' || value === null)

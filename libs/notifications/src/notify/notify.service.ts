@@ -55,7 +55,7 @@ export interface NotifyOutcome {
  */
 @Injectable()
 export class NotifyService {
-  private categoryCatalogue?: Map<string, NotificationCategory>;
+  private categoryCatalogue?: Promise<ReadonlyMap<string, NotificationCategory>>;
 
   constructor(
     private readonly clock: Clock,
@@ -165,8 +165,15 @@ export class NotifyService {
   }
 
   /** The seeded categories by key, read once. */
-  private async categories(): Promise<ReadonlyMap<string, NotificationCategory>> {
-    this.categoryCatalogue ??= new Map((await this.center.categories()).map((c) => [c.key, c]));
+  private categories(): Promise<ReadonlyMap<string, NotificationCategory>> {
+    // One read however many notify at once; a failed read is tried again by the next call.
+    this.categoryCatalogue ??= this.center.categories().then(
+      (categories) => new Map(categories.map((c) => [c.key, c])),
+      (error: unknown) => {
+        this.categoryCatalogue = undefined;
+        throw error;
+      },
+    );
     return this.categoryCatalogue;
   }
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import {
   type OnGatewayConnection,
@@ -26,6 +27,8 @@ const MAX_SUBSCRIPTIONS_PER_CONNECTION = 32;
 
 interface CableConnection {
   socket: WebSocket;
+  /** The TCP connection under the socket, corked while a batch of frames is written. */
+  tcp: Socket;
   identity: CableIdentity | null;
   /** Resolves once the handshake is authenticated; commands are processed after it, in order. */
   ready: Promise<void>;
@@ -62,6 +65,7 @@ export class NotificationsCableGateway
   handleConnection(socket: WebSocket, request: IncomingMessage): void {
     const connection: CableConnection = {
       socket,
+      tcp: request.socket,
       identity: null,
       ready: Promise.resolve(),
       subscriptions: new Set(),
@@ -80,17 +84,29 @@ export class NotificationsCableGateway
   }
 
   /**
-   * Sends a push to every NotificationsChannel subscription of the account's local sockets; a
-   * socket confined to one organization gets it only when it is about that organization.
+   * Sends each push to every NotificationsChannel subscription of the account's local sockets; a
+   * socket confined to one organization gets it only when it is about that organization. The
+   * frames of a batch leave each socket in one write (its TCP connection corked meanwhile).
    */
-  deliver(envelope: PushEnvelope): void {
-    for (const connection of this.byAccount.get(envelope.account_id) ?? []) {
-      const organizationId = connection.identity?.organizationId;
-      const push = organizationId ? confinedPush(envelope, organizationId) : envelope.push;
-      if (!push) continue;
-      for (const identifier of connection.subscriptions) {
-        this.send(connection, { identifier, message: push });
+  deliverMany(envelopes: readonly PushEnvelope[]): void {
+    const corked = new Set<Socket>();
+    try {
+      for (const envelope of envelopes) {
+        for (const connection of this.byAccount.get(envelope.account_id) ?? []) {
+          const organizationId = connection.identity?.organizationId;
+          const push = organizationId ? confinedPush(envelope, organizationId) : envelope.push;
+          if (!push) continue;
+          if (envelopes.length > 1 && !corked.has(connection.tcp)) {
+            connection.tcp.cork();
+            corked.add(connection.tcp);
+          }
+          for (const identifier of connection.subscriptions) {
+            this.send(connection, { identifier, message: push });
+          }
+        }
       }
+    } finally {
+      for (const tcp of corked) tcp.uncork();
     }
   }
 

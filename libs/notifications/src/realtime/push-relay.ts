@@ -89,16 +89,16 @@ export class PushRelay implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private relay(message: string): void {
-    let envelope: unknown;
+    let parsed: unknown;
     try {
-      envelope = JSON.parse(message);
+      parsed = JSON.parse(message);
     } catch {
-      envelope = null;
+      parsed = null;
     }
-    if (!isEnvelope(envelope)) {
+    const envelopes = Array.isArray(parsed) ? parsed : [parsed];
+    const valid = envelopes.filter(isEnvelope);
+    if (valid.length < envelopes.length)
       this.logger.warn('Ignoring a malformed notification push from Redis');
-      return;
-    }
-    this.gateway.deliver(envelope);
+    this.gateway.deliverMany(valid);
   }
 }
