@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { CoreErrorCode, CoreException } from '@platform/core';
-import { PasswordResetService } from '@platform/identity';
+import { IdentityErrorCode, IdentityException, PasswordResetService } from '@platform/identity';
 import type { TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
 
@@ -57,6 +57,16 @@ describe('the OpenAPI check of the test app', () => {
     await t.request().post('/password-reset').send({ login: 'nobody@example.com' }).expect(409);
     expect(t.takeOpenApiViolations()).toEqual([
       'POST /password-reset (/password-reset) answered 409: status not documented',
+    ]);
+  });
+
+  it('refuses an error code the status does not document', async () => {
+    jest
+      .spyOn(resets, 'request')
+      .mockRejectedValue(new IdentityException(IdentityErrorCode.TooManyAttempts, 'not here'));
+    await t.request().post('/password-reset').send({ login: 'nobody@example.com' }).expect(429);
+    expect(t.takeOpenApiViolations()).toEqual([
+      'POST /password-reset (/password-reset) answered 429: error code `too_many_attempts` not documented for 429 (documented: rate_limited)',
     ]);
   });
 

@@ -12,6 +12,7 @@ export * from './auth/secrets.js';
 export * from './auth/session-tokens.js';
 export * from './entities.js';
 export * from './identity-exception.js';
+export * from './identity-errors.openapi.js';
 export * from './identity.openapi.js';
 export * from './identity.module.js';
 export * from './organizations/memberships.repository.js';

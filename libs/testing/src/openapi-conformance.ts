@@ -9,7 +9,8 @@ import type { NextFunction, Request, Response } from 'express';
 const addFormats = ajvFormats.default;
 
 type Schema = Record<string, unknown>;
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> };
+type DocumentedResponse = { content?: Record<string, { schema?: Schema }> };
+type Operation = { responses?: Record<string, DocumentedResponse> };
 
 const DOCUMENT_ID = 'openapi';
 const MAX_CAPTURED_BYTES = 4 * 1024 * 1024;
@@ -35,6 +36,20 @@ function toJsonSchema(node: unknown, named = false): unknown {
   if (named && out.properties && out.additionalProperties === undefined)
     out.additionalProperties = false;
   return nullable === true ? { anyOf: [out, { type: 'null' }] } : out;
+}
+
+/**
+ * The error codes a response documents for its status (`ApiErrors` with named codes: an enum
+ * of `code` beside the error envelope), or undefined when it allows any code of the status.
+ */
+export function documentedCodes(response: DocumentedResponse | undefined): string[] | undefined {
+  const schema = response?.content?.['application/json']?.schema;
+  const parts = [schema, ...((schema?.allOf as Schema[] | undefined) ?? [])];
+  for (const part of parts) {
+    const code = (part?.properties as Record<string, Schema> | undefined)?.code;
+    if (Array.isArray(code?.enum)) return code.enum.map(String);
+  }
+  return undefined;
 }
 
 interface CompiledDocument {
@@ -80,8 +95,10 @@ function compile(document: OpenAPIObject): CompiledDocument {
 /**
  * Checks every answer of a test app against the app's own OpenAPI document: the operation
  * (path template and method) must be documented, its status too, and a JSON body must match
- * the schema documented for that status. Other bodies (probes' text, redirects, 204) are
- * checked for their status only. Mismatches are kept until `take()`.
+ * the schema documented for that status. Where the operation names the error codes of a status,
+ * an error answer of that status carries one of them, so a client can rely on the list. Other
+ * bodies (probes' text, redirects, 204) are checked for their status only. Mismatches are kept
+ * until `take()`.
  */
 export class OpenApiConformance {
   private document?: OpenAPIObject;
@@ -188,8 +205,34 @@ export class OpenApiConformance {
       compiled.validators.set(key, validate);
     }
     const value: unknown = JSON.parse(body.toString('utf8'));
-    if (!validate(value))
-      this.violations.push(`${where}: body does not match\n${JSON.stringify(validate.errors)}`);
+    const undocumented =
+      status >= 400 && this.checkErrorCode(where, status, responses[String(status)], value);
+    if (validate(value)) return;
+    // The code's enum is reported above, by name; any other mismatch of the body still counts.
+    const errors = (validate.errors ?? []).filter(
+      (error) => !(undocumented && error.instancePath === '/code' && error.keyword === 'enum'),
+    );
+    if (errors.length > 0)
+      this.violations.push(`${where}: body does not match\n${JSON.stringify(errors)}`);
+  }
+
+  /**
+   * Whether an error answer carries a code its status does not name (and reports it). A status
+   * documented without named codes, or a body without a code, is left to the schema.
+   */
+  private checkErrorCode(
+    where: string,
+    status: number,
+    response: DocumentedResponse | undefined,
+    value: unknown,
+  ): boolean {
+    const codes = documentedCodes(response);
+    const code = (value as { code?: unknown } | null)?.code;
+    if (codes === undefined || typeof code !== 'string' || codes.includes(code)) return false;
+    this.violations.push(
+      `${where}: error code \`${code}\` not documented for ${status} (documented: ${codes.join(', ')})`,
+    );
+    return true;
   }
 
   /** The document's path template of the route that answered. */

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, IdParam as Id } from '@platform/core';
+import { ApiData, ApiErrors, type ErrorDoc, IdParam as Id } from '@platform/core';
 import {
   FeatureGrantResponseDto,
   FeatureResponseDto,
@@ -8,13 +8,29 @@ import {
 } from '../capabilities.openapi.js';
 import {
   Authenticated,
+  CSRF_ERROR,
   CurrentPrincipal,
+  invalidDoc,
+  PERMISSION_ROUTE_ERRORS,
+  organizationNotFoundDoc,
   organizationOf,
+  PLATFORM_ADMIN_ERROR,
   type Principal,
+  UNAUTHORIZED_ERROR,
 } from '@platform/identity';
+import {
+  FEATURE_NOT_FOUND,
+  PLATFORM_ADMIN_REQUIRED,
+  projectNotFoundDoc,
+} from '../capabilities-errors.openapi.js';
 import { ProjectCapabilitiesService } from './project-capabilities.service.js';
 import { CapabilitiesService } from './capabilities.service.js';
 import { SetGrantBody, SetLimitBody } from './capabilities.dto.js';
+
+const PROJECT_NOT_FOUND = 'no project of the organization has this id';
+const GRANT_404: ErrorDoc = organizationNotFoundDoc(
+  `${PROJECT_NOT_FOUND}, or ${FEATURE_NOT_FOUND}`,
+);
 
 @ApiTags('capabilities')
 @Controller()
@@ -29,7 +45,7 @@ export class CapabilitiesController {
     list: true,
     description: "the catalog with the organization's Limits",
   })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, organizationNotFoundDoc())
   @Authenticated({ scope: 'organization', permission: 'organization:read' })
   listFeatures(@CurrentPrincipal() principal: Principal) {
     return this.capabilities.organizationFeatures(organizationOf(principal));
@@ -37,7 +53,7 @@ export class CapabilitiesController {
 
   @Get('organizations/:org_id/features/:feature_key')
   @ApiData(FeatureResponseDto, { description: "the feature with the organization's Limit" })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, organizationNotFoundDoc(FEATURE_NOT_FOUND))
   @Authenticated({ scope: 'organization', permission: 'organization:read' })
   showFeature(@CurrentPrincipal() principal: Principal, @Param('feature_key') key: string) {
     return this.capabilities.organizationFeature(organizationOf(principal), key);
@@ -45,7 +61,13 @@ export class CapabilitiesController {
 
   @Put('admin/organizations/:org_id/features/:feature_key')
   @ApiData(FeatureResponseDto, { description: 'the feature with its new Limit' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiErrors(
+    UNAUTHORIZED_ERROR,
+    PLATFORM_ADMIN_ERROR,
+    CSRF_ERROR,
+    organizationNotFoundDoc(FEATURE_NOT_FOUND),
+    invalidDoc('ceiling_configuration.allowed_kinds (kinds the feature knows, or null)'),
+  )
   @Authenticated({ scope: 'organization', platformAdmin: true })
   setLimit(
     @CurrentPrincipal() principal: Principal,
@@ -61,7 +83,7 @@ export class CapabilitiesController {
     list: true,
     description: 'every feature as it stands for the project',
   })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, organizationNotFoundDoc(PROJECT_NOT_FOUND))
   @Authenticated({ scope: 'organization', permission: 'projects:read' })
   async listGrants(@CurrentPrincipal() principal: Principal, @Id('project_id') projectId: string) {
     await this.projects.inOrganization(organizationOf(principal), projectId);
@@ -70,7 +92,7 @@ export class CapabilitiesController {
 
   @Get('organizations/:org_id/projects/:project_id/feature-grants/:feature_key')
   @ApiData(FeatureGrantResponseDto, { description: 'the feature as it stands for the project' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, GRANT_404)
   @Authenticated({ scope: 'organization', permission: 'projects:read' })
   async showGrant(
     @CurrentPrincipal() principal: Principal,
@@ -83,7 +105,18 @@ export class CapabilitiesController {
 
   @Put('organizations/:org_id/projects/:project_id/feature-grants/:feature_key')
   @ApiData(FeatureGrantResponseDto, { description: 'the feature with its new Grant' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiErrors(
+    ...PERMISSION_ROUTE_ERRORS,
+    CSRF_ERROR,
+    PLATFORM_ADMIN_REQUIRED,
+    GRANT_404,
+    invalidDoc('approved_configuration.allowed_kinds (kinds the feature knows, or null)'),
+    [
+      422,
+      'exceeds_ceiling',
+      "kinds outside the organization's Limit; `details.kinds` names them and nothing changes",
+    ],
+  )
   @Authenticated({ scope: 'organization', permission: 'organization:update' })
   async setGrant(
     @CurrentPrincipal() principal: Principal,
@@ -100,7 +133,7 @@ export class CapabilitiesController {
   @Delete('organizations/:org_id/projects/:project_id/feature-grants/:feature_key')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the Grant is revoked' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, CSRF_ERROR, PLATFORM_ADMIN_REQUIRED, GRANT_404)
   @Authenticated({ scope: 'organization', permission: 'organization:update' })
   async revokeGrant(
     @CurrentPrincipal() principal: Principal,
@@ -115,7 +148,7 @@ export class CapabilitiesController {
   @ApiData(ProjectDetailResponseDto, {
     description: 'the project with the app kinds it may create',
   })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, projectNotFoundDoc())
   @Authenticated({ scope: 'project', permission: 'projects:read' })
   showProject(@CurrentPrincipal() principal: Principal) {
     return this.projects.detail(principal.projectId!);

@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { confinementOf, CurrentPrincipal, type Principal } from '../access/principal.js';
+import { ACCOUNT_TOKEN_ERRORS } from '../identity-errors.openapi.js';
 import { AccountResponseDto } from '../identity.openapi.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 
@@ -17,7 +18,7 @@ export class AccountsController {
    */
   @Get('me')
   @ApiData(AccountResponseDto, { description: 'the account with its memberships' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
   async me(
     @CurrentPrincipal() principal: Principal,

@@ -1,12 +1,19 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
-import { ApiData, ApiErrors, Public } from '@platform/core';
+import { ApiData, ApiErrors, type ErrorDoc, Public } from '@platform/core';
 import type { Request } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
 import { notFound } from '../identity-exception.js';
+import {
+  CSRF_ERROR,
+  INTERACTIVE_ONLY_ERROR,
+  invalidDoc,
+  ORGANIZATION_ACCESS_ERRORS,
+  rateLimitedDoc,
+} from '../identity-errors.openapi.js';
 import {
   InvitationAcceptedResponseDto,
   InvitationDeclinedResponseDto,
@@ -16,6 +23,13 @@ import {
 import { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
 import { InvitationsService } from './invitations.service.js';
 import { InviteeSessions } from './invitee-session.js';
+
+/** The token of an invitation e-mail that names no pending invitation. */
+const INVITATION_TOKEN_ERRORS: readonly ErrorDoc[] = [
+  [404, 'not_found', 'no invitation has this token'],
+  [410, 'invitation_used', 'the invitation was accepted or declined already'],
+  [410, 'invitation_expired', 'the invitation is older than its validity'],
+];
 
 @ApiTags('invitations')
 @Controller()
@@ -27,7 +41,15 @@ export class InvitationsController {
 
   @Post('invitations')
   @ApiData(InvitationResponseDto, { status: 201, description: 'the invitation, sent by e-mail' })
-  @ApiErrors(400, 401, 403, 404, 409, 422, 429)
+  @ApiErrors(
+    ...ORGANIZATION_ACCESS_ERRORS,
+    CSRF_ERROR,
+    [403, 'forbidden', 'an admin invitation from someone who is no organization admin'],
+    [403, 'role_ceiling', 'the role holds a permission level the caller lacks'],
+    [409, 'already_member', 'the address is a member of the organization already'],
+    invalidDoc('email or role'),
+    rateLimitedDoc('invitations of this organization or to this address'),
+  )
   @Authenticated({ scope: 'organization', permission: 'members:create' })
   invite(
     @CurrentPrincipal() principal: Principal,
@@ -39,7 +61,7 @@ export class InvitationsController {
 
   @Get('invite/:token')
   @ApiData(InvitationDetailsResponseDto, { description: 'the pending invitation' })
-  @ApiErrors(404, 410)
+  @ApiErrors(...INVITATION_TOKEN_ERRORS)
   @Public()
   show(@Param('token') token: string) {
     return this.invitations.show(token);
@@ -47,7 +69,7 @@ export class InvitationsController {
 
   @Get('invitations/details')
   @ApiData(InvitationDetailsResponseDto, { description: 'the pending invitation' })
-  @ApiErrors(404, 410)
+  @ApiErrors(...INVITATION_TOKEN_ERRORS)
   @Public()
   details(@Query('token') token?: string) {
     if (!token) throw notFound('Invitation');
@@ -57,7 +79,19 @@ export class InvitationsController {
   /** Public: signing up through the invitation needs no session; signing in as the invitee does. */
   @Patch('invite/:token/accept')
   @ApiData(InvitationAcceptedResponseDto, { description: 'the membership the invitation gave' })
-  @ApiErrors(400, 401, 403, 404, 409, 410, 422)
+  @ApiErrors(
+    [
+      401,
+      'unauthorized',
+      'an invalid or expired session, or none while a verified account holds the address',
+    ],
+    INTERACTIVE_ONLY_ERROR,
+    CSRF_ERROR,
+    [403, 'invitation_email_mismatch', 'the session is not of the invited address'],
+    ...INVITATION_TOKEN_ERRORS,
+    [409, 'login_taken', 'an account with the address was created at the same moment'],
+    invalidDoc('name, password or password-confirm, required without a session'),
+  )
   @Public()
   async accept(
     @Req() request: Request,
@@ -69,7 +103,7 @@ export class InvitationsController {
 
   @Patch('invite/:token/decline')
   @ApiData(InvitationDeclinedResponseDto, { description: 'the invitation is declined' })
-  @ApiErrors(404, 410)
+  @ApiErrors(...INVITATION_TOKEN_ERRORS)
   @Public()
   decline(@Param('token') token: string) {
     return this.invitations.decline(token);

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
-import { ApiData, ApiErrors, Clock, IdParam as Id } from '@platform/core';
+import { ApiData, ApiErrors, Clock, type ErrorDoc, IdParam as Id } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import {
   confinementOf,
@@ -10,6 +10,14 @@ import {
   type Principal,
 } from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
+import {
+  ACCOUNT_TOKEN_ERRORS,
+  CSRF_ERROR,
+  invalidDoc,
+  ORGANIZATION_ACCESS_ERRORS,
+  PERMISSION_ROUTE_ERRORS,
+  organizationNotFoundDoc,
+} from '../identity-errors.openapi.js';
 import {
   MembershipResponseDto,
   OrganizationResponseDto,
@@ -20,6 +28,22 @@ import { MembershipsService } from './memberships.service.js';
 import { CreateProjectBody, UpdateMembershipBody } from './organizations.dto.js';
 import { membershipView, OrganizationsService, projectView } from './organizations.service.js';
 import { ProjectsRepository } from './projects.repository.js';
+
+const MEMBERSHIP_404: ErrorDoc = [
+  404,
+  'not_found',
+  'no membership of the organization has this id',
+];
+const ADMIN_CHANGE: ErrorDoc = [
+  403,
+  'forbidden',
+  'an admin membership is granted, changed or removed by someone who is no organization admin',
+];
+const LAST_ADMIN: ErrorDoc = [
+  422,
+  'last_admin',
+  'the change would leave the organization without an admin',
+];
 
 @ApiTags('organizations')
 @Controller()
@@ -35,7 +59,7 @@ export class OrganizationsController {
   /** The caller's organizations; a static token sees only its own. */
   @Get('organizations')
   @ApiData(OrganizationResponseDto, { list: true, description: "the caller's organizations" })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
   async listOrganizations(
     @CurrentPrincipal() principal: Principal,
@@ -47,7 +71,7 @@ export class OrganizationsController {
 
   @Get('organizations/:org_id/projects')
   @ApiData(ProjectResponseDto, { list: true, description: 'the projects of the organization' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...PERMISSION_ROUTE_ERRORS, organizationNotFoundDoc())
   @Authenticated({ scope: 'organization', permission: 'projects:read' })
   async listProjects(@CurrentPrincipal() principal: Principal) {
     return (await this.projects.listForOrganization(organizationOf(principal))).map(projectView);
@@ -55,7 +79,12 @@ export class OrganizationsController {
 
   @Post('organizations/:org_id/projects')
   @ApiData(ProjectResponseDto, { status: 201, description: 'the new project' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiErrors(
+    ...PERMISSION_ROUTE_ERRORS,
+    CSRF_ERROR,
+    organizationNotFoundDoc(),
+    invalidDoc('name (not blank, unique in the organization)'),
+  )
   @Authenticated({ scope: 'organization', permission: 'projects:create' })
   async createProject(@CurrentPrincipal() principal: Principal, @Body() body: CreateProjectBody) {
     return projectView(
@@ -65,7 +94,10 @@ export class OrganizationsController {
 
   @Get('organizations/:org_id/projects/:id')
   @ApiData(ProjectResponseDto, { description: 'the project' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(
+    ...PERMISSION_ROUTE_ERRORS,
+    organizationNotFoundDoc('no project of the organization has this id'),
+  )
   @Authenticated({ scope: 'organization', permission: 'projects:read' })
   showProject(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.organizations.project(organizationOf(principal), id);
@@ -73,7 +105,7 @@ export class OrganizationsController {
 
   @Get('memberships')
   @ApiData(MembershipResponseDto, { list: true, description: 'the members of the organization' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...ORGANIZATION_ACCESS_ERRORS)
   @Authenticated({ scope: 'organization', permission: 'members:read' })
   async listMemberships(@CurrentPrincipal() principal: Principal) {
     return (await this.memberships.listForOrganization(organizationOf(principal))).map(
@@ -83,7 +115,7 @@ export class OrganizationsController {
 
   @Get('memberships/:id')
   @ApiData(MembershipResponseDto, { description: 'the membership' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...ORGANIZATION_ACCESS_ERRORS, MEMBERSHIP_404)
   @Authenticated({ scope: 'organization', permission: 'members:read' })
   showMembership(@CurrentPrincipal() principal: Principal, @Id('id') id: string) {
     return this.organizations.membership(organizationOf(principal), id);
@@ -91,7 +123,19 @@ export class OrganizationsController {
 
   @Patch('memberships/:id')
   @ApiData(MembershipResponseDto, { description: 'the changed membership' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @ApiErrors(
+    ...ORGANIZATION_ACCESS_ERRORS,
+    CSRF_ERROR,
+    ADMIN_CHANGE,
+    [
+      403,
+      'role_ceiling',
+      'the change adds a permission level the caller lacks; `details.exceeding` names them',
+    ],
+    MEMBERSHIP_404,
+    invalidDoc('role, or permissions (known categories, levels; none for an admin)'),
+    LAST_ADMIN,
+  )
   @Authenticated({ scope: 'organization', permission: 'members:update' })
   updateMembership(
     @CurrentPrincipal() principal: Principal,
@@ -105,7 +149,7 @@ export class OrganizationsController {
   @Delete('memberships/:id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the member left the organization' })
-  @ApiErrors(401, 403, 404, 422)
+  @ApiErrors(...ORGANIZATION_ACCESS_ERRORS, CSRF_ERROR, ADMIN_CHANGE, MEMBERSHIP_404, LAST_ADMIN)
   @Authenticated({ scope: 'organization', permission: 'members:delete' })
   removeMembership(
     @CurrentPrincipal() principal: Principal,

@@ -8,6 +8,12 @@ import { escapeHtml, page, wantsPage } from '../auth/html-page.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
 import { sendSession } from '../auth/session-cookies.js';
 import { IdentityException } from '../identity-exception.js';
+import {
+  ACCOUNT_SESSION_ERRORS,
+  CSRF_ERROR,
+  invalidDoc,
+  rateLimitedDoc,
+} from '../identity-errors.openapi.js';
 import { MessageResponseDto, SessionResponseDto } from '../identity.openapi.js';
 import { PasswordChangeService } from './password-change.service.js';
 import { PasswordResetService } from './password-reset.service.js';
@@ -46,7 +52,12 @@ export class PasswordsController {
   @ApiData(SessionResponseDto, {
     description: 'the fresh session; the JWT is in the Authorization header',
   })
-  @ApiErrors(400, 401, 403, 422, 429)
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    invalidDoc("password, password-confirm, or a current_password that is not the account's"),
+    [429, 'too_many_attempts', 'too many wrong passwords for this account; Retry-After says when'],
+  )
   @Authenticated({ scope: 'account', interactiveOnly: true })
   async change(
     @CurrentPrincipal() principal: Principal,
@@ -75,7 +86,10 @@ export class PasswordsController {
     status: 202,
     description: 'the same answer whether or not the login exists',
   })
-  @ApiErrors(400, 422, 429)
+  @ApiErrors(
+    invalidDoc('login'),
+    rateLimitedDoc('reset requests for this login or from this address'),
+  )
   requestReset(@Body() body: PasswordResetBody, @Ip() address: string | undefined) {
     return this.resets.request(body.login, address ?? null);
   }
@@ -104,7 +118,12 @@ export class PasswordsController {
   @ApiData(MessageResponseDto, {
     description: 'the password is changed (a short HTML page to the form post)',
   })
-  @ApiErrors(400, 410, 422, 429)
+  @ApiErrors(
+    [410, 'reset_token_used', 'the reset link was used already'],
+    [410, 'reset_token_expired', 'the reset link is older than an hour'],
+    [422, 'invalid_reset_token', 'the reset link is unknown or was replaced by a newer one'],
+    invalidDoc('token, password or password-confirm'),
+  )
   async confirmReset(
     @Body() body: ConfirmPasswordResetBody,
     @Req() request: Request,

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Ip, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, Public } from '@platform/core';
+import { ApiData, ApiErrors, type ErrorDoc, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { page, wantsPage } from '../auth/html-page.js';
 import { LoginService } from '../auth/login.service.js';
 import { clearSession, presentedSessions, sendSession } from '../auth/session-cookies.js';
 import { IdentityException, notFound } from '../identity-exception.js';
+import { invalidDoc, rateLimitedDoc } from '../identity-errors.openapi.js';
 import {
   EmailVerifiedResponseDto,
   LegalDocumentResponseDto,
@@ -15,6 +16,12 @@ import {
 import { LegalRepository } from './legal.repository.js';
 import { LoginBody, ResendVerificationBody, SignupBody, VerifyEmailBody } from './signup.dto.js';
 import { SignupService } from './signup.service.js';
+
+const VERIFICATION_TOKEN_ERROR: ErrorDoc = [
+  422,
+  'invalid_verification_token',
+  'the verification token is unknown, used or expired',
+];
 
 /** Public surface: legal documents, signup, e-mail verification, login and logout. */
 @ApiTags('accounts')
@@ -29,7 +36,7 @@ export class SignupController {
 
   @Get('legal/:doc_type')
   @ApiData(LegalDocumentResponseDto, { description: 'the current version of the document' })
-  @ApiErrors(404)
+  @ApiErrors([404, 'not_found', 'no legal document has this type'])
   async legalDocument(@Param('doc_type') docType: string): Promise<LegalDocumentResponseDto> {
     const document = await this.legal.currentOf(docType);
     if (!document) throw notFound('Legal document');
@@ -45,7 +52,16 @@ export class SignupController {
 
   @Post('create-account')
   @ApiData(MessageResponseDto, { status: 201, description: 'the account exists, unverified' })
-  @ApiErrors(400, 409, 422, 429)
+  @ApiErrors(
+    [409, 'login_taken', 'an account with this login exists'],
+    invalidDoc('login, name, password, password-confirm or organization_name'),
+    [
+      422,
+      'legal_consent_invalid',
+      'a consent pair is missing, names an old version or the wrong hash; no account is created',
+    ],
+    rateLimitedDoc('signups from this address'),
+  )
   createAccount(@Body() body: SignupBody, @Ip() address: string | undefined) {
     return this.signups.signup(body, address ?? null);
   }
@@ -53,7 +69,7 @@ export class SignupController {
   @Post('verify-email')
   @HttpCode(200)
   @ApiData(EmailVerifiedResponseDto, { description: 'the address is verified' })
-  @ApiErrors(400, 422)
+  @ApiErrors(VERIFICATION_TOKEN_ERROR, invalidDoc('token'))
   verifyEmail(@Body() body: VerifyEmailBody) {
     return this.signups.verify(body.token);
   }
@@ -66,7 +82,7 @@ export class SignupController {
   @ApiData(EmailVerifiedResponseDto, {
     description: 'the address is verified (a short HTML page unless JSON is accepted)',
   })
-  @ApiErrors(422)
+  @ApiErrors(VERIFICATION_TOKEN_ERROR)
   async verifyEmailLink(
     @Query('token') token: unknown,
     @Req() request: Request,
@@ -98,7 +114,10 @@ export class SignupController {
     status: 202,
     description: 'the same answer whether or not the login exists',
   })
-  @ApiErrors(400, 422, 429)
+  @ApiErrors(
+    invalidDoc('login (an e-mail address)'),
+    rateLimitedDoc('verification e-mails for this login or from this address'),
+  )
   resendVerification(@Body() body: ResendVerificationBody, @Ip() address: string | undefined) {
     return this.signups.resend(body.login, address ?? null);
   }
@@ -109,7 +128,16 @@ export class SignupController {
   @ApiData(SessionResponseDto, {
     description: 'the session; the JWT is in the Authorization header',
   })
-  @ApiErrors(400, 401, 403, 422, 429)
+  @ApiErrors(
+    [401, 'invalid_credentials', 'an unknown login or a wrong password, alike'],
+    [403, 'email_not_verified', 'the right password of a login not verified yet'],
+    invalidDoc('login or password'),
+    [
+      429,
+      'too_many_attempts',
+      'too many failed logins of this login or from this address; Retry-After says when',
+    ],
+  )
   async login(
     @Body() body: LoginBody,
     @Ip() address: string | undefined,

@@ -11,9 +11,14 @@ import {
 } from '@platform/core';
 import {
   type AccessPolicy,
+  ACCOUNT_SESSION_ERRORS,
+  ACCOUNT_TOKEN_ERRORS,
   Authenticated,
   confinementOf,
+  CSRF_ERROR,
   CurrentPrincipal,
+  invalidDoc,
+  PLATFORM_ADMIN_ERROR,
   type Principal,
 } from '@platform/identity';
 import type { Broadcast, NotificationAbsence } from '../entities.js';
@@ -104,7 +109,7 @@ export class NotificationCenterController {
     list: true,
     description: 'a page of notifications, newest first, with `metadata.total`',
   })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated(READ_CENTER)
   async list(
     @CurrentPrincipal() principal: Principal,
@@ -125,7 +130,7 @@ export class NotificationCenterController {
 
   @Get('notifications/unread_count')
   @ApiData(UnreadCountResponseDto, { description: 'the number of unread notifications' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated(READ_CENTER)
   async unreadCount(@CurrentPrincipal() principal: Principal): Promise<UnreadCountResponseDto> {
     return {
@@ -135,7 +140,11 @@ export class NotificationCenterController {
 
   @Patch('notifications/:id/read')
   @ApiData(NotificationReadResponseDto, { description: 'the notification is read' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS, CSRF_ERROR, [
+    404,
+    'not_found',
+    "no notification of the caller (of the token's organization) has this id",
+  ])
   @Authenticated(MARK_READ)
   markRead(
     @CurrentPrincipal() principal: Principal,
@@ -147,7 +156,7 @@ export class NotificationCenterController {
   @Post('notifications/mark_all_read')
   @HttpCode(200)
   @ApiData(OkResponseDto, { description: 'every notification is read' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS, CSRF_ERROR)
   @Authenticated(MARK_READ)
   async markAllRead(@CurrentPrincipal() principal: Principal): Promise<OkResponseDto> {
     await this.center.markAllRead(principal.account.id, confinementOf(principal));
@@ -156,7 +165,7 @@ export class NotificationCenterController {
 
   @Get('notification_categories')
   @ApiData(NotificationCategoryResponseDto, { list: true, description: 'the categories in order' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated(READ_CENTER)
   async categories(): Promise<NotificationCategoryResponseDto[]> {
     return (await this.center.categories()).map((c) => ({
@@ -173,14 +182,18 @@ export class NotificationCenterController {
 
   @Get('notification_absences')
   @ApiData(AbsenceResponseDto, { list: true, description: "the account's absences" })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS)
   async listAbsences(@CurrentPrincipal() principal: Principal) {
     return (await this.absences.list(principal.account.id)).map(absenceView);
   }
 
   @Post('notification_absences')
   @ApiData(AbsenceResponseDto, { status: 201, description: 'the new absence' })
-  @ApiErrors(400, 401, 403, 422)
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    invalidDoc('starts_at, ends_at (after starts_at) or note'),
+  )
   async createAbsence(@CurrentPrincipal() principal: Principal, @Body() body: CreateAbsenceBody) {
     const startsAt = new Date(body.starts_at);
     const endsAt = new Date(body.ends_at);
@@ -206,7 +219,11 @@ export class NotificationCenterController {
   @Delete('notification_absences/:id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the absence is deleted' })
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS, CSRF_ERROR, [
+    404,
+    'not_found',
+    'no absence of the account has this id',
+  ])
   async deleteAbsence(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
@@ -219,7 +236,12 @@ export class NotificationCenterController {
   /** Platform-wide, beyond any one organization: a platform admin's login session only. */
   @Post('admin/broadcasts')
   @ApiData(BroadcastResponseDto, { status: 201, description: 'the published broadcast' })
-  @ApiErrors(400, 401, 403, 422)
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    PLATFORM_ADMIN_ERROR,
+    invalidDoc('title, body, severity or banner'),
+  )
   @Authenticated({ scope: 'account', platformAdmin: true, interactiveOnly: true })
   async publishBroadcast(
     @CurrentPrincipal() principal: Principal,
@@ -239,7 +261,7 @@ export class NotificationCenterController {
   /** The platform's banners, the same in every organization. */
   @Get('broadcasts/active')
   @ApiData(BroadcastResponseDto, { list: true, description: 'the broadcasts not dismissed' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated(READ_CENTER)
   async activeBroadcasts(@CurrentPrincipal() principal: Principal) {
     return (await this.broadcasts.active(principal.account.id, this.clock.now())).map(
@@ -254,7 +276,7 @@ export class NotificationCenterController {
   @Post('broadcasts/:id/dismiss')
   @HttpCode(200)
   @ApiData(OkResponseDto, { description: 'dismissed, also for an unknown id' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS, CSRF_ERROR)
   @NotIdParams('id')
   async dismissBroadcast(
     @CurrentPrincipal() principal: Principal,

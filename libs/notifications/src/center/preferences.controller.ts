@@ -1,7 +1,13 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, Clock } from '@platform/core';
-import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import {
+  ACCOUNT_SESSION_ERRORS,
+  Authenticated,
+  CSRF_ERROR,
+  CurrentPrincipal,
+  type Principal,
+} from '@platform/identity';
 import { CHANNELS } from '../entities.js';
 import { invalid, NotificationsErrorCode } from '../notifications-exception.js';
 import { OkResponseDto, PreferenceResponseDto } from '../notifications.openapi.js';
@@ -28,7 +34,7 @@ export class PreferencesController {
   /** The saved rows only; a category/channel without a row uses the category's defaults. */
   @Get()
   @ApiData(PreferenceResponseDto, { list: true, description: 'the saved preferences' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS)
   async list(@CurrentPrincipal() principal: Principal): Promise<PreferenceResponseDto[]> {
     return (await this.preferences.list(principal.account.id)).map((p) => ({
       id: p.id,
@@ -41,7 +47,11 @@ export class PreferencesController {
   /** Upserts the sent rows atomically: one invalid row and nothing is saved. */
   @Patch()
   @ApiData(OkResponseDto, { description: 'every row is saved' })
-  @ApiErrors(400, 401, 403, 422)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS, CSRF_ERROR, [
+    422,
+    'unprocessable_entity',
+    'preferences is no array of at most 200 rows, or a row lacks a configurable category_key, a channel of in_app, email, phone, sms or a boolean enabled; `details.fields` names each and nothing is saved',
+  ])
   @ApiBody({
     schema: {
       type: 'object',

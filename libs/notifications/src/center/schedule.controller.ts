@@ -1,7 +1,14 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, Clock } from '@platform/core';
-import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import {
+  ACCOUNT_SESSION_ERRORS,
+  Authenticated,
+  CSRF_ERROR,
+  CurrentPrincipal,
+  invalidDoc,
+  type Principal,
+} from '@platform/identity';
 import {
   DEFAULT_SCHEDULE,
   type EmailMode,
@@ -38,7 +45,7 @@ export class ScheduleController {
   /** The stored schedule, or the unpersisted default; never 404. */
   @Get()
   @ApiData(ScheduleResponseDto, { description: 'the schedule' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS)
   async show(@CurrentPrincipal() principal: Principal) {
     return this.view(await this.current(principal.account.id));
   }
@@ -46,7 +53,11 @@ export class ScheduleController {
   /** Changes any of the fields; `mandatory_instant_categories` is read-only and ignored. */
   @Patch()
   @ApiData(ScheduleResponseDto, { description: 'the changed schedule' })
-  @ApiErrors(400, 401, 403, 422)
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    invalidDoc('email_mode, quiet_start or quiet_end (HH:MM), timezone or digest_hour (0..23)'),
+  )
   @ApiBody({
     schema: {
       type: 'object',

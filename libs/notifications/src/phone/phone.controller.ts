@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '@platform/core';
-import { Authenticated, CurrentPrincipal, type Principal } from '@platform/identity';
+import {
+  ACCOUNT_SESSION_ERRORS,
+  Authenticated,
+  CSRF_ERROR,
+  CurrentPrincipal,
+  invalidDoc,
+  type Principal,
+  rateLimitedDoc,
+} from '@platform/identity';
 import {
   PhoneVerificationResponseDto,
   PhoneVerifiedResponseDto,
@@ -24,7 +32,17 @@ export class AccountPhoneController {
   @Put()
   @HttpCode(202)
   @ApiData(PhoneVerificationResponseDto, { status: 202, description: 'the code is sent' })
-  @ApiErrors(400, 401, 403, 422, 429, 503)
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    invalidDoc('phone_number (E.164)'),
+    rateLimitedDoc('codes for this account or to this number'),
+    [
+      503,
+      'phone_provider_not_configured',
+      'no SMS provider is configured, so no code could arrive',
+    ],
+  )
   update(@CurrentPrincipal() principal: Principal, @Body() body: SetPhoneBody) {
     return this.verification.request(principal.account.id, body.phone_number);
   }
@@ -32,7 +50,18 @@ export class AccountPhoneController {
   @Post('verify')
   @HttpCode(200)
   @ApiData(PhoneVerifiedResponseDto, { description: "the number is the account's" })
-  @ApiErrors(400, 401, 403, 404, 422, 429)
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    [404, 'not_found', 'no phone verification is pending: set a phone number first'],
+    [422, 'invalid_code', 'the code does not match; `details.attempts_left` says how many remain'],
+    [
+      422,
+      'verification_expired',
+      'the code expired or its attempts are used up: set the number again for a new one',
+    ],
+    invalidDoc('code'),
+  )
   verify(@CurrentPrincipal() principal: Principal, @Body() body: VerifyPhoneBody) {
     return this.verification.verify(principal.account.id, body.code);
   }
@@ -40,7 +69,7 @@ export class AccountPhoneController {
   @Delete()
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the account has no phone number' })
-  @ApiErrors(401, 403)
+  @ApiErrors(...ACCOUNT_SESSION_ERRORS, CSRF_ERROR)
   async remove(@CurrentPrincipal() principal: Principal): Promise<void> {
     await this.verification.remove(principal.account.id);
   }
