@@ -9,7 +9,7 @@ import {
   PhoneProvider,
   SmsChannel,
 } from '@platform/notifications';
-import { JobQueue, QueueName } from '@platform/queue';
+import { type JobName, JobQueue, QueueName } from '@platform/queue';
 import { randomUUID } from 'node:crypto';
 import { FakeTwilio, gatherAction, eventually, expectEventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
@@ -483,7 +483,7 @@ describe('escalation page delivery', () => {
     );
     expect(retryAt).toEqual(new Date(t.clock.now().getTime() + 2_000));
     // The retry is a delayed job named by the page and its attempts (the sweeper's would be too).
-    const queue = t.get(JobQueue).queue(QueueName.Pages);
+    const queue = t.get(JobQueue).queue(QueueName.PageSends);
     const retry = await queue.getJob(EscalationJobs.pageJobId(pageId, 1));
     expect(retry?.data).toEqual({ pageIds: [pageId] });
     expect(retry?.opts.delay).toBe(2_000);
@@ -578,7 +578,7 @@ describe('escalation page delivery', () => {
       (r) => r.status !== 'pending',
     );
     expect(row).toMatchObject({ status: 'sent', attempts: 1 });
-    const queue = t.get(JobQueue).queue(QueueName.Pages);
+    const queue = t.get(JobQueue).queue(QueueName.PageSends);
     expect(await queue.getJob(EscalationJobs.pageJobId(waiting.pageId, 3))).toBeUndefined();
     expect(await pageRow(waiting.pageId)).toMatchObject({ status: 'pending', attempts: 3 });
     await db.query(`UPDATE escalation_page SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
@@ -611,19 +611,31 @@ describe('escalation page delivery', () => {
     ).toEqual([{ n: 3 }]);
   });
 
-  it('pages go out 500 to a delivery job', async () => {
+  it('pages go out 500 to a delivery job, in-app pages on a queue apart from the others', async () => {
     // Observed, not replaced: the jobs still run (and find these pages gone).
     const enqueue = jest.spyOn(t.get(JobQueue), 'enqueueBulk');
     const ids = Array.from({ length: 1_001 }, () => randomUUID());
-    await t.get(EscalationJobs).pages(ids);
-    const [[, jobs]] = enqueue.mock.calls as unknown as Array<
-      [string, Array<{ data: { pageIds: string[] }; options: { jobId: string } }>]
+    await t.get(EscalationJobs).pages(ids, true);
+    await t.get(EscalationJobs).pages(ids.slice(0, 2), false);
+    const calls = enqueue.mock.calls as unknown as Array<
+      [JobName, Array<{ data: { pageIds: string[] }; options: { jobId: string } }>]
     >;
     enqueue.mockRestore();
-    expect(jobs.map((job) => [job.options.jobId, job.data.pageIds.length])).toEqual([
-      [`pages-${ids[0]}`, 500],
-      [`pages-${ids[500]}`, 500],
-      [`pages-${ids[1000]}`, 1],
+    expect(
+      calls.map(([name, jobs]) => [
+        t.get(JobQueue).queueOf(name),
+        jobs.map((job) => [job.options.jobId, job.data.pageIds.length]),
+      ]),
+    ).toEqual([
+      [
+        QueueName.Pages,
+        [
+          [`pages-${ids[0]}`, 500],
+          [`pages-${ids[500]}`, 500],
+          [`pages-${ids[1000]}`, 1],
+        ],
+      ],
+      [QueueName.PageSends, [[`pages-${ids[0]}`, 2]]],
     ]);
   });
 
@@ -633,7 +645,7 @@ describe('escalation page delivery', () => {
       { label: 'NOC desk', number: CONTACT_NUMBER },
       { replyCode: '555555' },
     );
-    await t.get(EscalationJobs).pages([pageId]);
+    await t.get(EscalationJobs).pages([pageId], false);
     await twilio.device(CONTACT_NUMBER).expectSms('555555');
     const row = await eventually(
       () => pageRow(pageId),

@@ -28,6 +28,7 @@ export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
   // A page job is a batch whose work is mostly this process's CPU: a few at a time keep a burst
   // spread over every worker instead of piled on the one that fetched first.
   [QueueName.Pages]: 3,
+  [QueueName.PageSends]: 3,
 };
 const DEFAULT_CONCURRENCY = 10;
 /** A job that failed because a dependency is down is tried again this much later, unpenalized. */

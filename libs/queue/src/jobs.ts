@@ -17,6 +17,7 @@ export enum JobName {
   EscalationStep = 'escalations.step',
   EscalationReEscalate = 'escalations.re-escalate',
   EscalationPages = 'escalations.pages',
+  EscalationPageSends = 'escalations.page-sends',
   TestAlertResolve = 'alerts.test-resolve',
 }
 
@@ -60,6 +61,8 @@ export interface JobPayloads extends Record<JobName, unknown> {
   /** Delivers one escalation_page row (in-app, e-mail, phone call or SMS). */
   /** Escalation pages delivered together: a burst's first attempts, or one page's retry. */
   [JobName.EscalationPages]: { pageIds: string[] };
+  /** As EscalationPages, for e-mail, phone and SMS pages (on a queue of their own). */
+  [JobName.EscalationPageSends]: { pageIds: string[] };
   /**
    * Resolves a test alert once the clock reaches `resolveAt` (ISO 8601), unless it was resolved
    * sooner; a job that runs early does nothing (the worker's sweep enqueues it again when due).
@@ -79,6 +82,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.EscalationStep]: QueueName.Escalations,
   [JobName.EscalationReEscalate]: QueueName.Escalations,
   [JobName.EscalationPages]: QueueName.Pages,
+  [JobName.EscalationPageSends]: QueueName.PageSends,
   [JobName.TestAlertResolve]: QueueName.Escalations,
 };
 

@@ -9,4 +9,9 @@ export enum QueueName {
   Maintenance = 'maintenance',
   /** Escalation pages, a batch to a job: few at a time per worker, so a burst spreads evenly. */
   Pages = 'pages',
+  /**
+   * Escalation e-mails, calls and texts, apart from in-app pages: a slow SMTP server or phone
+   * provider holds up only these.
+   */
+  PageSends = 'page-sends',
 }

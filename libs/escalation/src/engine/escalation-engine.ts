@@ -85,8 +85,8 @@ export class EscalationEngine extends EscalationOpener {
    * other targets, and re-resolves after ROUND_MS so a long backlog does not page by stale
    * rosters. The jobs the batches call for (their pages, the next steps) are enqueued once
    * every due step is paged: enqueueing competes with the batches for this process, and a page
-   * is safe once written. In-app pages are queued ahead of the others: they are the quickest
-   * way to reach someone, and a burst's e-mails, calls and texts take longer to send.
+   * is safe once written. In-app pages are queued first, and apart from the others: they are the
+   * quickest way to reach someone, and a burst's e-mails, calls and texts take longer to send.
    */
   async runDue(): Promise<number> {
     const inAppPageIds: string[] = [];
@@ -126,8 +126,8 @@ export class EscalationEngine extends EscalationOpener {
     // A lost enqueue leaves a pending page or a due step for the sweeper.
     await Promise.all([
       this.jobs
-        .pages(inAppPageIds)
-        .then(() => this.jobs.pages(pageIds))
+        .pages(inAppPageIds, true)
+        .then(() => this.jobs.pages(pageIds, false))
         .catch((error: Error) =>
           this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
         ),

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { PageRetry } from './escalation-jobs.js';
 import { type EscalationOpening, insertAlertEvents } from '@platform/alerting';
 import { preparedQuery } from '@platform/database';
 import { DataSource } from 'typeorm';
@@ -389,16 +390,19 @@ export class EscalationInstancesRepository {
    * Pages still pending well after they were written or due for their retry (their job may be
    * lost); for the sweeper, with their attempts so far (which name their retry job).
    */
-  async stalePages(
-    before: Date,
-    limit: number,
-  ): Promise<Array<{ pageId: string; attempts: number }>> {
-    const rows: Array<{ id: string; attempts: number }> = await this.dataSource.query(
-      `SELECT id, attempts FROM escalation_page
-        WHERE status = 'pending' AND created_at <= $1 AND coalesce(retry_at, created_at) <= $1
-        ORDER BY created_at LIMIT $2`,
-      [before, limit],
-    );
-    return rows.map((r) => ({ pageId: r.id, attempts: r.attempts }));
+  async stalePages(before: Date, limit: number): Promise<PageRetry[]> {
+    const rows: Array<{ id: string; attempts: number; channel: string }> =
+      await this.dataSource.query(
+        `SELECT id, attempts, channel FROM escalation_page
+          WHERE status = 'pending' AND created_at <= $1 AND coalesce(retry_at, created_at) <= $1
+          ORDER BY created_at LIMIT $2`,
+        [before, limit],
+      );
+    return rows.map((r) => ({
+      pageId: r.id,
+      inApp: r.channel === 'in_app',
+      attempts: r.attempts,
+      delayMs: 0,
+    }));
   }
 }

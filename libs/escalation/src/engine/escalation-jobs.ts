@@ -12,6 +12,24 @@ export const STEP_JOB_LEAD_MS = 500;
 /** Pages a delivery job takes at once. */
 export const PAGE_BATCH = 500;
 
+/** A page to deliver again: after `delayMs`, on the queue of in-app pages or the other one. */
+export interface PageRetry {
+  pageId: string;
+  inApp: boolean;
+  attempts: number;
+  delayMs: number;
+  tag?: string;
+}
+
+const PAGE_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: true,
+  removeOnFail: 1_000,
+} as const;
+
+const pageJob = (inApp: boolean) => (inApp ? JobName.EscalationPages : JobName.EscalationPageSends);
+
 export interface ReEscalation {
   instanceId: string;
   generation: number;
@@ -81,25 +99,21 @@ export class EscalationJobs {
 
   /**
    * The first delivery of new pages, PAGE_BATCH to a job: a burst of pages is claimed, sent and
-   * settled a batch at a time (see PageDeliveryProcessor). The batch's own retries are for a
-   * dependency failing the whole batch; each page retries on its own (`pageRetries`).
+   * settled a batch at a time (see PageDeliveryProcessor). In-app pages (`inApp`) and the others
+   * go to queues of their own, so a slow SMTP server or phone provider never holds up an in-app
+   * page. The batch's own retries are for a dependency failing the whole batch; each page retries
+   * on its own (`pageRetries`).
    */
-  async pages(pageIds: readonly string[]): Promise<void> {
+  async pages(pageIds: readonly string[], inApp: boolean): Promise<void> {
     if (pageIds.length === 0) return;
     const batches: string[][] = [];
     for (let n = 0; n < pageIds.length; n += PAGE_BATCH)
       batches.push(pageIds.slice(n, n + PAGE_BATCH));
     await this.queue.enqueueBulk(
-      JobName.EscalationPages,
+      pageJob(inApp),
       batches.map((batch) => ({
         data: { pageIds: batch },
-        options: {
-          jobId: `pages-${batch[0]}`,
-          attempts: 5,
-          backoff: { type: 'exponential', delay: 2_000 },
-          removeOnComplete: true,
-          removeOnFail: 1_000,
-        },
+        options: { jobId: `pages-${batch[0]}`, ...PAGE_JOB_OPTIONS },
       })),
     );
   }
@@ -109,24 +123,22 @@ export class EscalationJobs {
    * page queued again before its retry ran (by the sweeper) adds nothing. `tag` tells apart
    * retries that count no attempt (a rate limit's deferral).
    */
-  async pageRetries(
-    retries: ReadonlyArray<{ pageId: string; attempts: number; delayMs: number; tag?: string }>,
-  ): Promise<void> {
-    if (retries.length === 0) return;
-    await this.queue.enqueueBulk(
-      JobName.EscalationPages,
-      retries.map(({ pageId, attempts, delayMs, tag }) => ({
-        data: { pageIds: [pageId] },
-        options: {
-          jobId: EscalationJobs.pageJobId(pageId, attempts) + (tag ? `-${tag}` : ''),
-          delay: Math.max(0, delayMs),
-          attempts: 5,
-          backoff: { type: 'exponential', delay: 2_000 },
-          removeOnComplete: true,
-          removeOnFail: 1_000,
-        },
-      })),
-    );
+  async pageRetries(retries: readonly PageRetry[]): Promise<void> {
+    for (const inApp of [true, false]) {
+      const own = retries.filter((retry) => retry.inApp === inApp);
+      if (own.length === 0) continue;
+      await this.queue.enqueueBulk(
+        pageJob(inApp),
+        own.map(({ pageId, attempts, delayMs, tag }) => ({
+          data: { pageIds: [pageId] },
+          options: {
+            jobId: EscalationJobs.pageJobId(pageId, attempts) + (tag ? `-${tag}` : ''),
+            delay: Math.max(0, delayMs),
+            ...PAGE_JOB_OPTIONS,
+          },
+        })),
+      );
+    }
   }
 
   private options(jobId: string, dueAt: Date): JobsOptions {

@@ -42,7 +42,7 @@ export class EscalationSweeper extends RecoverySweeper {
         dueAt: r.re_escalate_at,
       })),
     );
-    await this.jobs.pageRetries(pages.map((page) => ({ ...page, delayMs: 0 })));
+    await this.jobs.pageRetries(pages);
     await this.promote([
       ...steps.map((dueAt) => EscalationJobs.stepJobId(dueAt)),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),

@@ -105,6 +105,15 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
+  /** E-mail, phone and SMS pages: the same delivery, on a queue of their own. */
+  @OnJob(JobName.EscalationPageSends)
+  runSends(
+    data: JobPayloads[JobName.EscalationPageSends],
+    job?: Pick<Job, 'id'>,
+  ): Promise<Record<string, number>> {
+    return this.run(data, job);
+  }
+
   /** The job's result: how many pages ended how (each page's outcome is in its row). */
   @OnJob(JobName.EscalationPages)
   async run(
@@ -398,7 +407,7 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
       const delayMs = (settlement.retryAt?.getTime() ?? now) - now;
       // A deferral counts no attempt: its job needs a name of its own.
       const tag = settlement.attempted ? undefined : `deferred-${now}`;
-      return [{ pageId: page.id, attempts, delayMs, tag }];
+      return [{ pageId: page.id, inApp: page.channel === 'in_app', attempts, delayMs, tag }];
     });
     await this.jobs
       .pageRetries(retries)
