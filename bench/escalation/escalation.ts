@@ -125,6 +125,14 @@ export async function escalationPhase(
       await sleep(POLL_MS);
     }
     const [allFrames, allMails] = await Promise.all([framesDone, mailsDone]);
+    // In-app outcomes are recorded once the workers' page jobs pause: wait for them (sent_at is
+    // the instant each page was sent, whenever it was recorded).
+    for (const settled = Date.now() + 30_000; Date.now() < settled; await sleep(100)) {
+      const [{ pending }] = await db.query<Array<{ pending: number }>>(
+        `SELECT count(*)::int AS pending FROM escalation_page WHERE status = 'pending'`,
+      );
+      if (pending === 0) break;
+    }
 
     const sent = await db.query<Array<{ late: number }>>(
       `SELECT extract(epoch FROM sent_at - due_at) * 1000 AS late FROM escalation_page
