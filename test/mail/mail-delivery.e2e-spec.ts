@@ -1,7 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Mailer, MailModule, messageIdLeft } from '@platform/mail';
-import { JobQueue, QueueName } from '@platform/queue';
-import { closedLocalPort, SmtpSink, type TestApp, eventually } from '@platform/testing';
+import { JobName, JobQueue, QueueName } from '@platform/queue';
+import {
+  closedLocalPort,
+  SmtpSink,
+  type TestApp,
+  eventually,
+  expectEventually,
+} from '@platform/testing';
 import type { Job } from 'bullmq';
 import { createApiTestApp } from '../support/api-app.js';
 
@@ -78,13 +84,36 @@ describe('e-mail delivery through the worker', () => {
       }
     });
 
+    it('sends e-mails queued together from one job, each with its own outcome', async () => {
+      sink.refusedRecipients.add('refused@batch.test');
+      try {
+        const enqueue = jest.spyOn(app.get(JobQueue), 'enqueueBulk');
+        const to = ['one@batch.test', 'refused@batch.test', 'two@batch.test'];
+        await app.get(Mailer).sendMany(to.map((address) => ({ ...email, to: address })));
+        const calls = enqueue.mock.calls.map(([name, jobs]) => [name, jobs.length]);
+        enqueue.mockRestore();
+        expect(calls).toEqual([[JobName.SendEmails, 1]]);
+        await expectEventually(() =>
+          expect(
+            sink.messages.filter((m) => m.to[0].endsWith('@batch.test')).map((m) => m.to[0]),
+          ).toEqual(expect.arrayContaining(['one@batch.test', 'two@batch.test'])),
+        );
+        // Refused for good: failed alone, never tried again.
+        const retried = await app.get(JobQueue).queue(QueueName.Deliveries).getDelayed();
+        expect(retried.filter((job) => job.data.to === 'refused@batch.test')).toEqual([]);
+        expect(sink.messages.filter((m) => m.to[0] === 'refused@batch.test')).toEqual([]);
+      } finally {
+        sink.refusedRecipients.delete('refused@batch.test');
+      }
+    });
+
     it('queues a keyed e-mail once and sends it with the Message-ID its key names', async () => {
       const keyed = { ...email, to: 'keyed@example.test', messageKey: 'page-42' };
       const messageId = `<${messageIdLeft('page-42')}@example.test>`;
       const [first, again] = [await app.get(Mailer).send(keyed), await app.get(Mailer).send(keyed)];
       expect(again).toBe(first);
-      const [bulk] = await app.get(Mailer).sendMany([keyed]);
-      expect(bulk).toBe(first);
+      // In bulk too, a keyed e-mail has its job of its own, the one already there.
+      await app.get(Mailer).sendMany([keyed]);
 
       const job = await jobWhen(app, first, (j) => j.finishedOn !== undefined);
       expect(job.returnvalue).toEqual({ outcome: 'sent', providerRef: messageId });
@@ -130,6 +159,20 @@ describe('e-mail delivery through the worker', () => {
       expect(job.failedReason).toMatch(/ECONNREFUSED/);
       expect(job.opts).toMatchObject({ attempts: 8, backoff: { type: 'exponential' } });
       expect(await job.getState()).toBe('delayed');
+    });
+
+    it('queues an e-mail of a batch that failed as a job of its own, with the attempts left', async () => {
+      await app.get(Mailer).sendMany([{ ...email, to: 'later@batch.test' }]);
+      const queue = app.get(JobQueue).queue(QueueName.Deliveries);
+      const [retry] = await eventually(
+        async () =>
+          (await queue.getDelayed()).filter(
+            (job) => job.name === JobName.SendEmail && job.data.to === 'later@batch.test',
+          ),
+        (jobs) => jobs.length > 0,
+      );
+      expect(retry.opts).toMatchObject({ attempts: 7, delay: 2_000 });
+      expect(retry.data).toEqual({ ...email, to: 'later@batch.test' });
     });
   });
 });

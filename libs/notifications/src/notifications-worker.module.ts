@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MailerModule } from '@platform/mail';
+import { MailerModule, MailModule } from '@platform/mail';
 import { ChannelsModule } from './channels/channels.module.js';
 import { DeliveryProcessor } from './channels/delivery.processor.js';
 import { NotificationDeliveriesRepository } from './channels/notification-deliveries.repository.js';
@@ -10,7 +10,12 @@ import { NOTIFICATION_ENTITIES } from './entities.js';
 
 /** Worker side of notifications: e-mail, texts and calls, digests and held e-mail. */
 @Module({
-  imports: [TypeOrmModule.forFeature(NOTIFICATION_ENTITIES), MailerModule, ChannelsModule],
+  imports: [
+    TypeOrmModule.forFeature(NOTIFICATION_ENTITIES),
+    MailerModule,
+    MailModule,
+    ChannelsModule,
+  ],
   providers: [
     DigestRepository,
     DigestProcessor,

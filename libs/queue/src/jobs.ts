@@ -7,6 +7,7 @@ import { QueueName } from './queue-name.js';
  */
 export enum JobName {
   SendEmail = 'email.send',
+  SendEmails = 'email.send-batch',
   SendSms = 'sms.send',
   PhoneCall = 'phone.call',
   DigestSweep = 'notifications.digest-sweep',
@@ -35,6 +36,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
     messageKey?: string;
     deliveryId?: string;
   };
+  /**
+   * E-mails sent side by side by one job, each with its own outcome: a failed one is queued again
+   * as a SendEmail job of its own. For unkeyed e-mail only (a keyed one needs its own job id).
+   */
+  [JobName.SendEmails]: { messages: Array<JobPayloads[JobName.SendEmail]> };
   /** An SMS to an E.164 number; `deliveryId` names the notification_delivery row to update. */
   [JobName.SendSms]: { to: string; body: string; deliveryId?: string };
   /** A voice call that reads `text` aloud; `deliveryId` as for SendSms. */
@@ -72,6 +78,7 @@ export interface JobPayloads extends Record<JobName, unknown> {
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.SendEmail]: QueueName.Deliveries,
+  [JobName.SendEmails]: QueueName.Deliveries,
   [JobName.SendSms]: QueueName.Deliveries,
   [JobName.PhoneCall]: QueueName.Deliveries,
   [JobName.DigestSweep]: QueueName.Digests,

@@ -14,6 +14,7 @@ import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { IdleWriter } from './idle-writer.js';
+import { Precedence } from './precedence.js';
 import {
   deferred,
   IN_APP_CLAIMANT,
@@ -31,6 +32,8 @@ import { type PageSettlement, PagesRepository, type PageToDeliver } from './page
 /** Attempts a page gets over every channel: 2 s doubling, about four minutes in all. */
 export const PAGE_ATTEMPTS = 8;
 const RETRY_BASE_MS = 2_000;
+/** The longest e-mail, phone and SMS pages wait for the in-app pages of a burst. */
+const IN_APP_PRECEDENCE_MS = 2_000;
 /** The longest an in-app page's outcome waits for a pause in a burst before it is recorded. */
 const IN_APP_RECORD_DELAY_MS = 5_000;
 /** Pages of one batch sent at once over e-mail, phone and SMS (in-app pages go as one). */
@@ -94,6 +97,7 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
     { maxBatch: 2_000, maxDelayMs: IN_APP_RECORD_DELAY_MS, maxPending: 50_000 },
   );
   private readonly settling = new Set<Promise<void>>();
+  private readonly inAppFirst = new Precedence();
 
   constructor(
     private readonly clock: Clock,
@@ -105,25 +109,36 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
-  /** E-mail, phone and SMS pages: the same delivery, on a queue of their own. */
+  /**
+   * E-mail, phone and SMS pages: the same delivery, on a queue of their own, after the in-app
+   * pages this process is delivering (IN_APP_PRECEDENCE_MS at most): in a burst the quickest
+   * channel gets the machine first.
+   */
   @OnJob(JobName.EscalationPageSends)
-  runSends(
+  async runSends(
     data: JobPayloads[JobName.EscalationPageSends],
     job?: Pick<Job, 'id'>,
   ): Promise<Record<string, number>> {
-    return this.run(data, job);
+    await this.inAppFirst.after(IN_APP_PRECEDENCE_MS);
+    return this.runJob(data.pageIds, job);
   }
 
-  /** The job's result: how many pages ended how (each page's outcome is in its row). */
+  /** In-app pages (and their retries). */
   @OnJob(JobName.EscalationPages)
-  async run(
+  run(
     data: JobPayloads[JobName.EscalationPages],
     job?: Pick<Job, 'id'>,
   ): Promise<Record<string, number>> {
+    return this.inAppFirst.first(() => this.runJob(data.pageIds, job));
+  }
+
+  /** The job's result: how many pages ended how (each page's outcome is in its row). */
+  private async runJob(
+    pageIds: readonly string[],
+    job: Pick<Job, 'id'> | undefined,
+  ): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    const results = await this.inAppSettlements.busy(() =>
-      this.deliverPages(data.pageIds, job, true),
-    );
+    const results = await this.inAppSettlements.busy(() => this.deliverPages(pageIds, job, true));
     for (const { outcome } of results) counts[outcome] = (counts[outcome] ?? 0) + 1;
     return counts;
   }

@@ -1,3 +1,4 @@
+import type { Mailer } from '@platform/mail';
 import { describe, expect, it, jest } from '@jest/globals';
 import { DeferJob } from '@platform/queue';
 import { FakeClock } from '@platform/testing';
@@ -27,6 +28,7 @@ function setup(send: () => Promise<{ sid: string; status: string }>) {
     { get: (name: 'sms' | 'phone') => channels[name] } as unknown as ChannelRegistry,
     { record } as unknown as NotificationDeliveriesRepository,
     new FakeClock(NOW),
+    {} as Mailer,
   );
   return { processor, provider, record };
 }

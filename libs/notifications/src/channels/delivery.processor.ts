@@ -1,11 +1,19 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { Clock, MetricsService } from '@platform/core';
+import { Batcher, Clock, MetricsService } from '@platform/core';
+import { EMAIL_JOB_OPTIONS, Mailer } from '@platform/mail';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import type { DeliveryChannel } from './channel.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { attemptDelivery, type DeliveryOutcome, type RecordOutcome } from './delivery-attempt.js';
 import { NotificationDeliveriesRepository } from './notification-deliveries.repository.js';
+
+/** E-mails of one batch job sent at once (the SMTP pool queues what exceeds its connections). */
+const EMAIL_LANES = 20;
+/** The first retry of a batched e-mail, as the e-mail job's backoff would wait. */
+const EMAIL_RETRY_DELAY_MS = 2_000;
+/** A batched e-mail's attempt is the first of EMAIL_JOB_OPTIONS.attempts. */
+const FIRST_OF_EMAIL_ATTEMPTS = { attemptsMade: 0, opts: { attempts: EMAIL_JOB_OPTIONS.attempts } };
 
 /** What a job keeps as its result: how the delivery ended, and the provider's id when sent. */
 export interface DeliveryJobResult {
@@ -27,13 +35,68 @@ export class DeliveryProcessor {
     private readonly channels: ChannelRegistry,
     private readonly deliveries: NotificationDeliveriesRepository,
     private readonly clock: Clock,
+    private readonly mailer: Mailer,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
+
+  /** The outcomes of batched e-mails, written a statement per batch of them. */
+  private readonly records = new Batcher<{ deliveryId: string; outcome: DeliveryOutcome }, void>(
+    async (records) => {
+      const found = await this.deliveries.recordMany(records, this.clock.now());
+      for (const { deliveryId } of records)
+        if (!found.has(deliveryId)) this.logger.warn(`delivery ${deliveryId} no longer exists`);
+      return records.map(() => undefined);
+    },
+    { maxBatch: 500, intervalMs: 0 },
+  );
 
   @OnJob(JobName.SendEmail)
   email(data: JobPayloads[JobName.SendEmail], job?: Job): Promise<DeliveryJobResult> {
     const { deliveryId, ...message } = data;
     return this.run(this.channels.get('email'), message, job, deliveryId);
+  }
+
+  /**
+   * E-mails queued together (Mailer.sendMany), sent side by side over the pooled connections,
+   * each with its own outcome recorded (the records of the batch in a few statements): a message
+   * the server refused for good fails alone; one that may go through later is queued again as a
+   * SendEmail job of its own, which goes on with the usual retries.
+   */
+  @OnJob(JobName.SendEmails)
+  async emails(data: JobPayloads[JobName.SendEmails], job?: Job): Promise<Record<string, number>> {
+    const channel = this.channels.get('email');
+    const counts: Record<string, number> = {};
+    const retries: Array<JobPayloads[JobName.SendEmail]> = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < data.messages.length) {
+        const queued = data.messages[next++];
+        const { deliveryId, ...message } = queued;
+        let status: string;
+        try {
+          const outcome = await attemptDelivery(
+            channel,
+            () => channel.send(message),
+            FIRST_OF_EMAIL_ATTEMPTS,
+            async (settled) => {
+              if (deliveryId) await this.records.add({ deliveryId, outcome: settled });
+            },
+            this.logger,
+          );
+          status = outcome.status;
+          if (status === 'sent' && job)
+            this.metrics?.observeDeliveryLatency('email', 'notification', job.timestamp);
+        } catch {
+          // Recorded as pending; tried again by a job of its own.
+          retries.push(queued);
+          status = 'retry';
+        }
+        counts[status] = (counts[status] ?? 0) + 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(EMAIL_LANES, data.messages.length) }, lane));
+    await this.mailer.retry(retries, EMAIL_RETRY_DELAY_MS);
+    return counts;
   }
 
   @OnJob(JobName.SendSms)
