@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { FakeTwilio, gatherAction, eventually, expectEventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { EscalationSweeper } from '../../libs/escalation/src/engine/escalation-sweeper.js';
+import { InAppOutcomes } from '../../libs/escalation/src/paging/in-app-outcomes.js';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
 import { PagesRepository } from '../../libs/escalation/src/paging/pages.repository.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -443,6 +444,7 @@ describe('escalation page delivery', () => {
       t.get(NotifyService),
       registryWith(new PhoneProvider(config, t.get(RateLimiter))),
       t.get(EscalationJobs),
+      t.get(InAppOutcomes),
     );
     for (const channel of ['phone', 'sms'] as const) {
       const { pageId } = await page(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock, MetricsService } from '@platform/core';
 import {
   attemptDelivery,
@@ -13,11 +13,10 @@ import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
-import { IdleWriter } from './idle-writer.js';
+import { InAppOutcomes } from './in-app-outcomes.js';
 import { Precedence } from './precedence.js';
 import {
   deferred,
-  IN_APP_CLAIMANT,
   isFinal,
   type PageDeliveryResult,
   pageNumber,
@@ -34,8 +33,6 @@ export const PAGE_ATTEMPTS = 8;
 const RETRY_BASE_MS = 2_000;
 /** The longest e-mail, phone and SMS pages wait for the in-app pages of a burst. */
 const IN_APP_PRECEDENCE_MS = 2_000;
-/** The longest an in-app page's outcome waits for a pause in a burst before it is recorded. */
-const IN_APP_RECORD_DELAY_MS = 5_000;
 /** Pages of one batch sent at once over e-mail, phone and SMS (in-app pages go as one). */
 const SEND_CONCURRENCY = 50;
 
@@ -83,20 +80,8 @@ export function pageKey(pageId: string): string {
  * (the page's Message-ID); a call or text goes out again.
  */
 @Injectable()
-export class PageDeliveryProcessor implements OnApplicationShutdown {
+export class PageDeliveryProcessor {
   private readonly logger = new Logger('escalation-pages');
-  /**
-   * In-app outcomes, written once this process's page jobs pause (within IN_APP_RECORD_DELAY_MS
-   * during a long burst): a burst's notifications go out first, its bookkeeping follows.
-   */
-  private readonly inAppSettlements = new IdleWriter<{ pageId: string; outcome: PageSettlement }>(
-    async (items) => {
-      // In-app pages are never claimed: any claimant settles them.
-      await this.pages.settleMany(items, IN_APP_CLAIMANT);
-    },
-    { maxBatch: 2_000, maxDelayMs: IN_APP_RECORD_DELAY_MS, maxPending: 50_000 },
-  );
-  private readonly settling = new Set<Promise<void>>();
   private readonly inAppFirst = new Precedence();
 
   constructor(
@@ -106,6 +91,7 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
     private readonly notifications: NotifyService,
     private readonly channels: ChannelRegistry,
     private readonly jobs: EscalationJobs,
+    private readonly inAppOutcomes: InAppOutcomes,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
@@ -138,7 +124,7 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
     job: Pick<Job, 'id'> | undefined,
   ): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    const results = await this.inAppSettlements.busy(() => this.deliverPages(pageIds, job, true));
+    const results = await this.inAppOutcomes.busy(() => this.deliverPages(pageIds, job, true));
     for (const { outcome } of results) counts[outcome] = (counts[outcome] ?? 0) + 1;
     return counts;
   }
@@ -153,7 +139,7 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
 
   /**
    * With `inAppBehind`, the in-app pages sent or skipped are recorded behind the job (see
-   * inAppSettlements), so the next batch's notifications are not kept waiting by this one's
+   * InAppOutcomes), so the next batch's notifications are not kept waiting by this one's
    * bookkeeping.
    */
   private async deliverPages(
@@ -175,7 +161,7 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
     ]);
     const behind = inAppBehind ? inApp.filter((page) => isFinal(settlements.get(page.id)!)) : [];
     const behindIds = new Set(behind.map((page) => page.id));
-    this.settleBehind(
+    this.inAppOutcomes.record(
       behind.map((page) => ({ pageId: page.id, outcome: settlements.get(page.id)! })),
     );
     await this.settle(
@@ -380,29 +366,6 @@ export class PageDeliveryProcessor implements OnApplicationShutdown {
    * Writes every outcome in one statement, then queues each page left pending for its retry. A
    * lost retry job is recovered by the sweeper once the page's `retry_at` is well past.
    */
-  /**
-   * Records in-app outcomes behind the jobs that sent them, a few large statements a second
-   * across every job of this process. Safe to lose (a crash, a failed write): the page stays
-   * pending, the sweeper delivers it again, and its notification's idempotency key makes that
-   * delivery find the notification written and pushed, and record it.
-   */
-  private settleBehind(settlements: Array<{ pageId: string; outcome: PageSettlement }>): void {
-    for (const settlement of settlements) {
-      const written = this.inAppSettlements
-        .add(settlement)
-        .catch((error: Error) =>
-          this.logger.warn(`in-app page outcome not recorded (the sweeper will): ${error.message}`),
-        )
-        .finally(() => this.settling.delete(written));
-      this.settling.add(written);
-    }
-  }
-
-  /** Lets the outcomes written behind the jobs land before the process ends. */
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.settling]);
-  }
-
   private async settle(
     claimed: readonly PageToDeliver[],
     settlements: ReadonlyMap<string, PageSettlement>,

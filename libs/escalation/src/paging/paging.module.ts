@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { NotifyModule } from '@platform/notifications';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
+import { InAppOutcomes } from './in-app-outcomes.js';
 import { PageDeliveryProcessor } from './page-delivery.processor.js';
 import { PagesRepository } from './pages.repository.js';
 
 /** Delivery of escalation pages: in-app, e-mail, phone call and SMS. */
 @Module({
   imports: [NotifyModule],
-  providers: [PagesRepository, PageDeliveryProcessor, EscalationJobs],
+  providers: [PagesRepository, PageDeliveryProcessor, InAppOutcomes, EscalationJobs],
   exports: [PageDeliveryProcessor],
 })
 export class PagingModule {}
