@@ -14,7 +14,6 @@ import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { InAppOutcomes } from './in-app-outcomes.js';
-import { Precedence } from './precedence.js';
 import {
   deferred,
   isFinal,
@@ -31,8 +30,6 @@ import { type PageSettlement, PagesRepository, type PageToDeliver } from './page
 /** Attempts a page gets over every channel: 2 s doubling, about four minutes in all. */
 export const PAGE_ATTEMPTS = 8;
 const RETRY_BASE_MS = 2_000;
-/** The longest e-mail, phone and SMS pages wait for the in-app pages of a burst. */
-const IN_APP_PRECEDENCE_MS = 2_000;
 /** Pages of one batch sent at once over e-mail, phone and SMS (in-app pages go as one). */
 const SEND_CONCURRENCY = 50;
 
@@ -82,7 +79,6 @@ export function pageKey(pageId: string): string {
 @Injectable()
 export class PageDeliveryProcessor {
   private readonly logger = new Logger('escalation-pages');
-  private readonly inAppFirst = new Precedence();
 
   constructor(
     private readonly clock: Clock,
@@ -95,17 +91,12 @@ export class PageDeliveryProcessor {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
-  /**
-   * E-mail, phone and SMS pages: the same delivery, on a queue of their own, after the in-app
-   * pages this process is delivering (IN_APP_PRECEDENCE_MS at most): in a burst the quickest
-   * channel gets the machine first.
-   */
+  /** E-mail, phone and SMS pages: the same delivery, on a queue of their own. */
   @OnJob(JobName.EscalationPageSends)
-  async runSends(
+  runSends(
     data: JobPayloads[JobName.EscalationPageSends],
     job?: Pick<Job, 'id'>,
   ): Promise<Record<string, number>> {
-    await this.inAppFirst.after(IN_APP_PRECEDENCE_MS);
     return this.runJob(data.pageIds, job);
   }
 
@@ -115,7 +106,7 @@ export class PageDeliveryProcessor {
     data: JobPayloads[JobName.EscalationPages],
     job?: Pick<Job, 'id'>,
   ): Promise<Record<string, number>> {
-    return this.inAppFirst.first(() => this.runJob(data.pageIds, job));
+    return this.runJob(data.pageIds, job);
   }
 
   /** The job's result: how many pages ended how (each page's outcome is in its row). */
