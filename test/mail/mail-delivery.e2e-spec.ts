@@ -167,7 +167,8 @@ describe('e-mail delivery through the worker', () => {
       const [retry] = await eventually(
         async () =>
           (await queue.getDelayed()).filter(
-            (job) => job.name === (JobName.SendEmail as string) && job.data.to === 'later@batch.test',
+            (job) =>
+              job.name === (JobName.SendEmail as string) && job.data.to === 'later@batch.test',
           ),
         (jobs) => jobs.length > 0,
       );
