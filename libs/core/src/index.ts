@@ -27,4 +27,5 @@ export * from './http/access.js';
 export * from './http/id-param.js';
 export * from './http/input-rules.js';
 export * from './batching/batcher.js';
+export * from './batching/concurrently.js';
 export * from './retry/retry-until-done.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { PageRetry } from './escalation-jobs.js';
 import { type EscalationOpening, insertAlertEvents } from '@platform/alerting';
 import { preparedQuery } from '@platform/database';
 import { DataSource } from 'typeorm';
+import type { PageRetry } from './escalation-jobs.js';
 import type { StepSnapshot } from '../chains/chain-snapshot.js';
 
 /** A target among due steps: whom a step pages, in its organization, named by `target_key`. */

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, Clock, MetricsService } from '@platform/core';
+import {
+  APP_CONFIG,
+  type AppConfig,
+  Clock,
+  forEachConcurrently,
+  MetricsService,
+} from '@platform/core';
 import {
   attemptDelivery,
   ChannelRegistry,
@@ -23,9 +29,10 @@ import {
   skipReason,
 } from './page-outcomes.js';
 
-export type { PageDeliveryResult } from './page-outcomes.js';
 import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
 import { type PageSettlement, PagesRepository, type PageToDeliver } from './pages.repository.js';
+
+export type { PageDeliveryResult } from './page-outcomes.js';
 
 /** Attempts a page gets over every channel: 2 s doubling, about four minutes in all. */
 export const PAGE_ATTEMPTS = 8;
@@ -164,8 +171,8 @@ export class PageDeliveryProcessor {
   }
 
   /**
-   * One attempt per page, SEND_CONCURRENCY at a time; in-app pages answer from their batch's
-   * receipts. Records each outcome for the settlement and the result.
+   * One attempt per page: e-mails, calls and texts SEND_CONCURRENCY at a time, in-app pages all
+   * at once from their batch's receipts. Records each outcome for the settlement and the result.
    */
   private async sendAll(
     pages: readonly PageToDeliver[],
@@ -173,20 +180,15 @@ export class PageDeliveryProcessor {
     settlements: Map<string, PageSettlement>,
     results: Map<string, PageDeliveryResult>,
   ): Promise<void> {
-    let next = 0;
-    const lane = async () => {
-      while (next < pages.length) {
-        const page = pages[next++];
-        const send = inAppReceipts
-          ? async () => (await inAppReceipts).get(page.id)!
-          : this.sender(page);
-        const { settlement, result } = await this.attempt(page, send);
-        settlements.set(page.id, settlement);
-        results.set(page.id, result);
-      }
-    };
-    const lanes = inAppReceipts ? pages.length : Math.min(SEND_CONCURRENCY, pages.length);
-    await Promise.all(Array.from({ length: lanes }, lane));
+    const limit = inAppReceipts ? pages.length : SEND_CONCURRENCY;
+    await forEachConcurrently(pages, limit, async (page) => {
+      const send = inAppReceipts
+        ? async () => (await inAppReceipts).get(page.id)!
+        : this.sender(page);
+      const { settlement, result } = await this.attempt(page, send);
+      settlements.set(page.id, settlement);
+      results.set(page.id, result);
+    });
   }
 
   /** One attempt of the page under the one retry model, counted from the page's attempts. */

@@ -1,5 +1,5 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { Batcher, Clock, MetricsService } from '@platform/core';
+import { Batcher, Clock, forEachConcurrently, MetricsService } from '@platform/core';
 import { EMAIL_JOB_OPTIONS, Mailer } from '@platform/mail';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
@@ -9,7 +9,7 @@ import { attemptDelivery, type DeliveryOutcome, type RecordOutcome } from './del
 import { NotificationDeliveriesRepository } from './notification-deliveries.repository.js';
 
 /** E-mails of one batch job sent at once (the SMTP pool queues what exceeds its connections). */
-const EMAIL_LANES = 20;
+const EMAIL_CONCURRENCY = 20;
 /** The first retry of a batched e-mail, as the e-mail job's backoff would wait. */
 const EMAIL_RETRY_DELAY_MS = 2_000;
 /** A batched e-mail's attempt is the first of EMAIL_JOB_OPTIONS.attempts. */
@@ -67,34 +67,29 @@ export class DeliveryProcessor {
     const channel = this.channels.get('email');
     const counts: Record<string, number> = {};
     const retries: Array<JobPayloads[JobName.SendEmail]> = [];
-    let next = 0;
-    const lane = async () => {
-      while (next < data.messages.length) {
-        const queued = data.messages[next++];
-        const { deliveryId, ...message } = queued;
-        let status: string;
-        try {
-          const outcome = await attemptDelivery(
-            channel,
-            () => channel.send(message),
-            FIRST_OF_EMAIL_ATTEMPTS,
-            async (settled) => {
-              if (deliveryId) await this.records.add({ deliveryId, outcome: settled });
-            },
-            this.logger,
-          );
-          status = outcome.status;
-          if (status === 'sent' && job)
-            this.metrics?.observeDeliveryLatency('email', 'notification', job.timestamp);
-        } catch {
-          // Recorded as pending; tried again by a job of its own.
-          retries.push(queued);
-          status = 'retry';
-        }
-        counts[status] = (counts[status] ?? 0) + 1;
+    await forEachConcurrently(data.messages, EMAIL_CONCURRENCY, async (queued) => {
+      const { deliveryId, ...message } = queued;
+      let status: string;
+      try {
+        const outcome = await attemptDelivery(
+          channel,
+          () => channel.send(message),
+          FIRST_OF_EMAIL_ATTEMPTS,
+          async (settled) => {
+            if (deliveryId) await this.records.add({ deliveryId, outcome: settled });
+          },
+          this.logger,
+        );
+        status = outcome.status;
+        if (status === 'sent' && job)
+          this.metrics?.observeDeliveryLatency('email', 'notification', job.timestamp);
+      } catch {
+        // Recorded as pending; tried again by a job of its own.
+        retries.push(queued);
+        status = 'retry';
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(EMAIL_LANES, data.messages.length) }, lane));
+      counts[status] = (counts[status] ?? 0) + 1;
+    });
     await this.mailer.retry(retries, EMAIL_RETRY_DELAY_MS);
     return counts;
   }
