@@ -13,6 +13,7 @@ import { AlertInsightsModule, EscalationModule } from '@platform/escalation';
 import { IdentityModule, PlatformAdminModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
 import { RostersModule } from '@platform/oncall';
+import { OpenStackModule } from '@platform/openstack';
 import { QueueModule } from '@platform/queue';
 
 /** The REST API: composes the contract plumbing and the domain modules. */
@@ -40,6 +41,7 @@ export class ApiModule {
         AlertingModule,
         RostersModule,
         EscalationModule,
+        OpenStackModule,
       ],
     };
   }

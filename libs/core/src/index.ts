@@ -26,6 +26,7 @@ export * from './versioning/deprecated.decorator.js';
 export * from './http/access.js';
 export * from './http/id-param.js';
 export * from './http/input-rules.js';
+export { parsedBody } from './http/request-body.js';
 export * from './batching/batcher.js';
 export * from './batching/concurrently.js';
 export * from './retry/retry-until-done.js';

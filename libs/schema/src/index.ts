@@ -6,6 +6,7 @@ import { ESCALATION_MIGRATIONS, ESCALATION_TABLES } from '@platform/escalation';
 import { IDENTITY_MIGRATIONS, IDENTITY_TABLES } from '@platform/identity';
 import { NOTIFICATIONS_MIGRATIONS, NOTIFICATIONS_TABLES } from '@platform/notifications';
 import { ONCALL_TABLES } from '@platform/oncall';
+import { OPENSTACK_MIGRATIONS, OPENSTACK_TABLES } from '@platform/openstack';
 
 /*
  * The whole schema, composed from the libraries that own its parts. It lives above every
@@ -21,6 +22,7 @@ export const MIGRATIONS = inMigrationOrder(
   ALERTING_MIGRATIONS,
   ESCALATION_MIGRATIONS,
   AUDIT_MIGRATIONS,
+  OPENSTACK_MIGRATIONS,
 );
 
 /** Who owns each table: only the owner writes it (checked by table-ownership.spec.ts). */
@@ -32,4 +34,5 @@ export const TABLE_OWNERSHIP: readonly TableOwnership[] = [
   ONCALL_TABLES,
   ESCALATION_TABLES,
   AUDIT_TABLES,
+  OPENSTACK_TABLES,
 ];

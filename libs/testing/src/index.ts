@@ -14,3 +14,4 @@ export * from './deployable-process.js';
 export * from './private-servers.js';
 export * from './tls-certificate.js';
 export * from './eventually.js';
+export * from './fake-openstack/index.js';

@@ -21,6 +21,19 @@ export interface RgwAdminConfig {
   secretKey: string;
 }
 
+/** Keystone v3 of the OpenStack cloud behind /cloud, /dns and VPN (4-cloud-resources.md). */
+export interface OpenStackConfig {
+  authUrl: string;
+  username: string;
+  password: string;
+  /** OPENSTACK_USER_DOMAIN: the service user's domain (name), default `Default`. */
+  userDomain: string;
+  /** OPENSTACK_PROJECT_DOMAIN: where the Keystone project of each tenant lives, default `Default`. */
+  projectDomain: string;
+  /** OPENSTACK_REGION: the catalog region to call; null takes each service's first public endpoint. */
+  region: string | null;
+}
+
 /** Settings of the operator processes (unused by the API and the worker). */
 export interface OperatorSettings {
   /** KUBECONFIG: a kubeconfig file; unset means the pod's service account. */
@@ -83,6 +96,7 @@ export interface AppConfig {
   mailFrom: string;
   phone: PhoneProviderConfig | null;
   rgw: RgwAdminConfig | null;
+  openstack: OpenStackConfig | null;
   testAlertAutoResolveSeconds: number;
   signedLinkTtlSeconds: number;
   digestFlushIntervalSeconds: number;
@@ -274,6 +288,19 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   });
   if (rgw) rgw.adminUrl = read.url('RGW_ADMIN_URL', rgw.adminUrl, ['http', 'https'])!;
 
+  const openstackCredentials = read.group({
+    authUrl: 'OPENSTACK_AUTH_URL',
+    username: 'OPENSTACK_USERNAME',
+    password: 'OPENSTACK_PASSWORD',
+  });
+  const openstack: OpenStackConfig | null = openstackCredentials && {
+    ...openstackCredentials,
+    authUrl: read.url('OPENSTACK_AUTH_URL', openstackCredentials.authUrl, ['http', 'https'])!,
+    userDomain: read.string('OPENSTACK_USER_DOMAIN', 'Default'),
+    projectDomain: read.string('OPENSTACK_PROJECT_DOMAIN', 'Default'),
+    region: read.optionalString('OPENSTACK_REGION'),
+  };
+
   const mailFrom = read.string('MAIL_FROM', 'platform@localhost');
   if (!/^([^<>]*<)?[^\s@<>]+@[^\s@<>]+>?$/.test(mailFrom)) {
     read.problems.push(`MAIL_FROM must be an e-mail address (got "${mailFrom}")`);
@@ -352,6 +379,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     mailFrom,
     phone,
     rgw,
+    openstack,
     testAlertAutoResolveSeconds: read.integer('TEST_ALERT_AUTO_RESOLVE_SECONDS', 600, 1, 86400),
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),

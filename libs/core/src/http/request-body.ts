@@ -55,6 +55,16 @@ export function readBodyAhead(request: Request, response: Response, next: NextFu
 }
 
 /**
+ * The parsed body, once read (undefined when it could not be read: the handler's interceptor
+ * answers that error). For the few guards that need the body, e.g. a create naming its project.
+ */
+export async function parsedBody(request: Request): Promise<unknown> {
+  const read = (request as RequestWithBodyRead)[BODY_READ];
+  if (read && (await read) !== undefined) return undefined;
+  return request.body as unknown;
+}
+
+/**
  * Lets a handler run once its request's input passed the contract's rules: the path's ids are
  * UUIDs (404 otherwise, as for any id that names nothing), no path or query parameter holds a
  * NUL (422), and the body is parsed; an unreadable body (malformed JSON, too large, unsupported

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { PUBLIC_ROUTE } from '@platform/core';
+import { parsedBody, PUBLIC_ROUTE } from '@platform/core';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { safeEqual } from '../auth/secrets.js';
 import type { Account, ApiToken, Membership, Project } from '../entities.js';
@@ -50,11 +50,41 @@ function pathParam(request: AuthenticatedRequest, name: string): string | undefi
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The project id of the path when it is a uuid: anything else names no project. */
-function pathProjectId(request: AuthenticatedRequest): string | undefined {
-  const projectId = pathParam(request, 'project_id');
+/**
+ * The project id the route names, when it is a uuid: anything else names no project. A route
+ * with `projectIn: 'query'` takes it from the query, else from the body (creates); `null` when
+ * it names none there.
+ */
+async function requestedProjectId(
+  request: AuthenticatedRequest,
+  policy: AccessPolicy,
+): Promise<string | undefined | null> {
+  const projectId =
+    policy.projectIn === 'query'
+      ? await queryOrBodyProjectId(request)
+      : pathParam(request, 'project_id');
+  if (projectId === null) return null;
   return projectId && UUID.test(projectId) ? projectId : undefined;
 }
+
+/** The body is read only when the query names no project (a create), and then awaited. */
+async function queryOrBodyProjectId(request: AuthenticatedRequest): Promise<string | null> {
+  const fromQuery: unknown = request.query.project_id;
+  if (fromQuery !== undefined && fromQuery !== '')
+    return typeof fromQuery === 'string' ? fromQuery : null;
+  const body = await parsedBody(request);
+  const fromBody: unknown =
+    body && typeof body === 'object' ? (body as Record<string, unknown>).project_id : undefined;
+  return typeof fromBody === 'string' && fromBody !== '' ? fromBody : null;
+}
+
+/** A query-named project route without `project_id`: incomplete, not aimed elsewhere. */
+const projectIdRequired = () =>
+  new IdentityException(
+    IdentityErrorCode.ValidationFailed,
+    'Validation failed: project_id is required (query parameter, or in the body of a create)',
+    { details: { fields: [{ field: 'project_id', messages: ['project_id is required'] }] } },
+  );
 
 const isStaticToken = (credential: Credential): credential is Credential & { kind: 'bearer' } =>
   credential.kind === 'bearer' && credential.value.startsWith(STATIC_TOKEN_PREFIX);
@@ -103,11 +133,13 @@ export class AccessGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const credential = readCredential(request);
     if (credential.kind === 'none') throw unauthorized();
+    const named =
+      policy.scope === 'project' ? await requestedProjectId(request, policy) : undefined;
+    const projectId = named ?? undefined;
     // The project is read while the credential is checked (by a static token's own read, else
     // alongside it), and looked at only once the caller is authenticated, so an anonymous
     // caller learns nothing from it; when authentication fails first, nobody awaits the read,
     // whose failure is then of no interest.
-    const projectId = policy.scope === 'project' ? pathProjectId(request) : undefined;
     const readWithToken = projectId !== undefined && isStaticToken(credential);
     const project =
       projectId !== undefined && !readWithToken ? this.projects.findById(projectId) : undefined;
@@ -119,6 +151,8 @@ export class AccessGuard implements CanActivate {
       policy,
       readWithToken ? projectId : undefined,
     );
+    // Asked only of an authenticated caller, so an anonymous one still gets 401.
+    if (named === null) throw projectIdRequired();
     if (policy.interactiveOnly && identity.token) {
       throw new IdentityException(
         IdentityErrorCode.InteractiveSessionRequired,

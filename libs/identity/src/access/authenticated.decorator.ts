@@ -10,12 +10,19 @@ import type { Category, Level } from './permissions.js';
  *   route's scope (`scopeResource` and `scopeLevel`) unless the route is `interactiveOnly`;
  * - organization: the `org_id` path parameter, else the `organization_id` query parameter,
  *   else the token's organization, else the caller's only membership;
- * - project: the `project_id` path parameter, whose organization the caller must belong to.
+ * - project: the `project_id` path parameter, whose organization the caller must belong to;
+ *   with `projectIn: 'query'`, the `project_id` query parameter, or on a create the body's
+ *   `project_id` (the cloud routes, whose paths name no project).
  */
 export type TenantScope = 'account' | 'organization' | 'project';
 
 export interface AccessPolicy {
   scope: TenantScope;
+  /**
+   * Where a project route finds its project: the path (default), or the `project_id` query
+   * parameter, else the body's `project_id`; missing there, 422 `validation_failed`.
+   */
+  projectIn?: 'path' | 'query';
   /** `<category>:<level>`, e.g. `projects:create`; omitted: any member of the tenant. */
   permission?: `${Category}:${Level}`;
   /**

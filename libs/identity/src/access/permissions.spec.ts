@@ -22,6 +22,7 @@ const README_TABLE: Record<string, [string, string, string, string, string]> = {
   rgw: ['rcud', 'rcud', 'rcu', 'r', ''],
   dns: ['rcud', 'rcud', 'rcu', 'r', ''],
   compute: ['rcud', 'rcud', 'rcu', 'r', ''],
+  network: ['rcud', 'rcud', 'rcu', 'r', ''],
   kubernetes: ['rcud', 'rcud', 'rcu', 'r', ''],
   apps: ['rcud', 'rcud', 'rcu', 'r', ''],
   vpn: ['rcud', 'rcud', 'rcu', 'r', ''],

@@ -16,6 +16,7 @@ export const CATEGORIES = [
   'rgw',
   'dns',
   'compute',
+  'network',
   'kubernetes',
   'apps',
   'vpn',
@@ -51,7 +52,19 @@ export const ROLE_PERMISSIONS: Record<Role, PermissionSet> = {
   operator: table((c) => {
     if (c === 'billing') return NONE;
     if (c === 'tokens') return ALL;
-    if (['alerts', 'compute', 'kubernetes', 'apps', 'dns', 'rgw', 'vpn', 'webhooks'].includes(c)) {
+    if (
+      [
+        'alerts',
+        'compute',
+        'network',
+        'kubernetes',
+        'apps',
+        'dns',
+        'rgw',
+        'vpn',
+        'webhooks',
+      ].includes(c)
+    ) {
       return OPERATE;
     }
     return READ;

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { CloudAudit } from '@platform/cloud-core';
+import type { Principal } from '@platform/identity';
+import { TenantClouds } from '../tenancy/tenant-cloud.js';
+import type { CreateServerBody } from './servers.dto.js';
+
+export type UpstreamObject = Record<string, unknown> & { id: string };
+
+/** Servers, images and flavors of the project's cloud, as Nova and Glance answer them. */
+@Injectable()
+export class ServersService {
+  constructor(
+    private readonly clouds: TenantClouds,
+    private readonly audit: CloudAudit,
+  ) {}
+
+  async list(principal: Principal): Promise<UpstreamObject[]> {
+    const cloud = await this.clouds.ofProject(principal);
+    return (
+      await cloud.call<{ servers: UpstreamObject[] }>('compute', {
+        method: 'GET',
+        path: '/servers/detail',
+      })
+    ).servers;
+  }
+
+  async show(principal: Principal, id: string): Promise<UpstreamObject> {
+    const cloud = await this.clouds.ofProject(principal);
+    return (
+      await cloud.call<{ server: UpstreamObject }>('compute', {
+        method: 'GET',
+        path: `/servers/${id}`,
+      })
+    ).server;
+  }
+
+  /** Nova answers a create with the id only: the server is read back, as it stands (BUILD). */
+  async create(principal: Principal, body: CreateServerBody): Promise<UpstreamObject> {
+    const { project_id: _project, ...server } = body;
+    const cloud = await this.clouds.ofProject(principal);
+    const created = await cloud.call<{ server: UpstreamObject }>('compute', {
+      method: 'POST',
+      path: '/servers',
+      body: { server },
+    });
+    await this.audit.record(
+      principal,
+      'servers.create',
+      { type: 'server', id: created.server.id },
+      { name: body.name },
+    );
+    return (
+      await cloud.call<{ server: UpstreamObject }>('compute', {
+        method: 'GET',
+        path: `/servers/${created.server.id}`,
+      })
+    ).server;
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const cloud = await this.clouds.ofProject(principal);
+    await cloud.call('compute', { method: 'DELETE', path: `/servers/${id}` });
+    await this.audit.record(principal, 'servers.delete', { type: 'server', id });
+  }
+
+  async images(principal: Principal): Promise<UpstreamObject[]> {
+    const cloud = await this.clouds.ofProject(principal);
+    return (
+      await cloud.call<{ images: UpstreamObject[] }>('image', { method: 'GET', path: '/v2/images' })
+    ).images;
+  }
+
+  async flavors(principal: Principal): Promise<UpstreamObject[]> {
+    const cloud = await this.clouds.ofProject(principal);
+    return (
+      await cloud.call<{ flavors: UpstreamObject[] }>('compute', {
+        method: 'GET',
+        path: '/flavors/detail',
+      })
+    ).flavors;
+  }
+}

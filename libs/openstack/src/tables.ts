@@ -1,0 +1,7 @@
+import type { TableOwnership } from '@platform/database';
+
+/** The tables only the openstack library writes. */
+export const OPENSTACK_TABLES: TableOwnership = {
+  library: 'openstack',
+  tables: ['openstack_project'],
+};

@@ -1,0 +1,110 @@
+import { OPENSTACK_CALL_TIMEOUT_MS } from '@platform/openstack';
+import { FakeOpenStack, type TestApp } from '@platform/testing';
+import { createApiTestApp } from '../support/api-app.js';
+import { seedAccount, seedMember } from '../support/factories.js';
+import { bearer, login, type TestAccount } from '../support/identity.js';
+
+/** Every kind of the openstack feature. */
+export const OPENSTACK_KINDS = [
+  'server',
+  'volume',
+  'network',
+  'router',
+  'floating_ip',
+  'load_balancer',
+  'security_group',
+];
+
+export interface CloudWorld {
+  t: TestApp;
+  fake: FakeOpenStack;
+  /** Org admin of the organization that owns `projectId` and `otherProjectId`. */
+  owner: TestAccount;
+  developer: TestAccount;
+  viewer: TestAccount;
+  /** An account of another organization, with its own project `strangerProjectId`. */
+  stranger: TestAccount;
+  platformJwt: string;
+  /** A project with every openstack (and dns) kind granted. */
+  projectId: string;
+  /** A second project of the same organization, also granted. */
+  otherProjectId: string;
+  /** A project of the same organization with nothing granted. */
+  bareProjectId: string;
+  strangerProjectId: string;
+  /** Grants kinds of a feature to a project (platform admin). */
+  grant(projectId: string, feature: string, kinds: string[]): Promise<void>;
+  /** The Keystone project id the fake holds for a platform project. */
+  keystoneProjectOf(projectId: string): string | undefined;
+  close(): Promise<void>;
+}
+
+const PLATFORM = { login: 'root@platform.example', password: 'platform admin password 1' };
+
+/**
+ * The API against a fake OpenStack, with an organization of three projects (two granted every
+ * openstack and dns kind, one bare), its admin, a developer and a viewer, and a stranger
+ * organization with a granted project of its own. Upstream calls time out after 1 s here.
+ */
+export async function createCloudWorld(): Promise<CloudWorld> {
+  const fake = await FakeOpenStack.start();
+  const t = await createApiTestApp({
+    config: { platformAdmin: PLATFORM, openstack: fake.config() },
+    override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(1000),
+    providers: [{ provide: OPENSTACK_CALL_TIMEOUT_MS, useValue: 1000 }],
+  });
+  const owner = await seedAccount(t, 'owner@cloud.example', 'Cloud Org');
+  const developer = await seedMember(t, owner, 'dev@cloud.example', 'developer');
+  const viewer = await seedMember(t, owner, 'viewer@cloud.example', 'viewer');
+  const stranger = await seedAccount(t, 'stranger@cloud.example', 'Stranger Org');
+  const platformJwt = await login(t, PLATFORM.login, PLATFORM.password);
+  const organizationOf = new Map<string, string>();
+  const project = async (account: TestAccount, name: string) => {
+    const id = (
+      await t
+        .request()
+        .post(`/organizations/${account.organizationId}/projects`)
+        .set(bearer(account.jwt))
+        .send({ name })
+        .expect(201)
+    ).body.data.id as string;
+    organizationOf.set(id, account.organizationId);
+    return id;
+  };
+  const grant = async (projectId: string, feature: string, kinds: string[]) => {
+    const org = organizationOf.get(projectId)!;
+    await t
+      .request()
+      .put(`/organizations/${org}/projects/${projectId}/feature-grants/${feature}`)
+      .set(bearer(platformJwt))
+      .send({ approved_configuration: { allowed_kinds: kinds } })
+      .expect(200);
+  };
+  const projectId = await project(owner, 'production');
+  const otherProjectId = await project(owner, 'staging');
+  const bareProjectId = await project(owner, 'bare');
+  const strangerProjectId = await project(stranger, 'theirs');
+  for (const id of [projectId, otherProjectId, strangerProjectId]) {
+    await grant(id, 'openstack', OPENSTACK_KINDS);
+    await grant(id, 'dns', ['zone', 'record', 'domain_verification']);
+  }
+  return {
+    t,
+    fake,
+    owner,
+    developer,
+    viewer,
+    stranger,
+    platformJwt,
+    projectId,
+    otherProjectId,
+    bareProjectId,
+    strangerProjectId,
+    grant,
+    keystoneProjectOf: (id) => fake.projectIdFor(`platform-${id}`),
+    close: async () => {
+      await t.close();
+      await fake.close();
+    },
+  };
+}
