@@ -3,5 +3,7 @@ export * from './client/keystone.js';
 export * from './client/openstack-client.js';
 export * from './migrations/index.js';
 export * from './openstack.module.js';
+export * from './openstack-core.module.js';
+export * from './tenancy/tenant-cloud.js';
 export * from './tables.js';
 export * from './tenancy/keystone-projects.service.js';

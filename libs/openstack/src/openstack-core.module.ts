@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { CapabilitiesModule } from '@platform/capabilities';
+import { CloudCoreModule } from '@platform/cloud-core';
+import { IdentityModule } from '@platform/identity';
+import { OpenStackClient } from './client/openstack-client.js';
+import { KeystoneProjectsRepository } from './tenancy/keystone-projects.repository.js';
+import { KeystoneProjects } from './tenancy/keystone-projects.service.js';
+import { TenantClouds } from './tenancy/tenant-cloud.js';
+
+/**
+ * The client and the tenancy every OpenStack area uses: one Keystone token cache per process,
+ * one Keystone project per tenant. Area modules import it with the access and capability
+ * modules their routes' guards need.
+ */
+@Module({
+  imports: [IdentityModule, CapabilitiesModule, CloudCoreModule],
+  providers: [OpenStackClient, KeystoneProjectsRepository, KeystoneProjects, TenantClouds],
+  exports: [
+    OpenStackClient,
+    KeystoneProjects,
+    TenantClouds,
+    IdentityModule,
+    CapabilitiesModule,
+    CloudCoreModule,
+  ],
+})
+export class OpenStackCoreModule {}
