@@ -1,3 +1,4 @@
+import type { AppConfig } from '@platform/core';
 import { OPENSTACK_CALL_TIMEOUT_MS } from '@platform/openstack';
 import { FakeOpenStack, type TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
@@ -39,7 +40,19 @@ export interface CloudWorld {
   close(): Promise<void>;
 }
 
-const PLATFORM = { login: 'root@platform.example', password: 'platform admin password 1' };
+/** The API configured for the fake (or another replica of `shareWith`), calls timing out after 1 s. */
+export function createCloudApp(
+  fake: FakeOpenStack,
+  options: { shareWith?: TestApp; config?: Partial<AppConfig> } = {},
+): Promise<TestApp> {
+  return createApiTestApp({
+    shareWith: options.shareWith,
+    config: { platformAdmin: PLATFORM, openstack: fake.config(), ...options.config },
+    override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(1000),
+  });
+}
+
+export const PLATFORM = { login: 'root@platform.example', password: 'platform admin password 1' };
 
 /**
  * The API against a fake OpenStack, with an organization of three projects (two granted every
@@ -48,11 +61,10 @@ const PLATFORM = { login: 'root@platform.example', password: 'platform admin pas
  */
 export async function createCloudWorld(): Promise<CloudWorld> {
   const fake = await FakeOpenStack.start();
-  const t = await createApiTestApp({
-    config: { platformAdmin: PLATFORM, openstack: fake.config() },
-    override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(1000),
-    providers: [{ provide: OPENSTACK_CALL_TIMEOUT_MS, useValue: 1000 }],
-  });
+  const t = await createCloudApp(fake);
+  // Keystone's token expiry follows the app's clock, so tests can move both.
+  fake.keystone.now = () => t.clock.now().getTime();
+
   const owner = await seedAccount(t, 'owner@cloud.example', 'Cloud Org');
   const developer = await seedMember(t, owner, 'dev@cloud.example', 'developer');
   const viewer = await seedMember(t, owner, 'viewer@cloud.example', 'viewer');

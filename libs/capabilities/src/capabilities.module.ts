@@ -6,6 +6,7 @@ import { CapabilitiesController } from './catalog/capabilities.controller.js';
 import { CapabilitiesRepository } from './catalog/capabilities.repository.js';
 import { CapabilitiesService } from './catalog/capabilities.service.js';
 import { ProjectCapabilitiesService } from './catalog/project-capabilities.service.js';
+import { ProjectDetailSections } from './catalog/project-detail-sections.js';
 import { CapabilityGuard, CapabilityReadAhead } from './guard/capability.guard.js';
 import { CapabilityRoutesVerifier } from './guard/capability-routes.verifier.js';
 import { FeatureRequestsController } from './requests/feature-requests.controller.js';
@@ -23,12 +24,13 @@ import { FeatureRequestsService } from './requests/feature-requests.service.js';
     CapabilitiesRepository,
     CapabilitiesService,
     ProjectCapabilitiesService,
+    ProjectDetailSections,
     FeatureRequestsRepository,
     FeatureRequestsService,
     CapabilityGuard,
     CapabilityReadAhead,
     CapabilityRoutesVerifier,
   ],
-  exports: [CapabilitiesService, CapabilityGuard],
+  exports: [CapabilitiesService, CapabilityGuard, ProjectDetailSections],
 })
 export class CapabilitiesModule {}

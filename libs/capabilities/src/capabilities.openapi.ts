@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ProjectResponseDto } from '@platform/identity';
 import type { ProvisioningTier } from './catalog/capabilities.repository.js';
 import type { FeatureRequestStatus } from './requests/feature-requests.repository.js';
@@ -52,9 +52,24 @@ export class FeatureGrantResponseDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: Date | null;
 }
 
+/** The Keystone project that serves a platform project's cloud resources. */
+export class ProjectOpenStackDto {
+  @ApiProperty() keystone_project_id!: string;
+  @ApiProperty({ description: '`platform-<project uuid>`' }) keystone_project_name!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at!: Date;
+}
+
 export class ProjectDetailResponseDto extends ProjectResponseDto {
   @ApiProperty({ type: [String], description: 'the app kinds the project may create now' })
   effective_app_kinds!: string[];
+
+  @ApiPropertyOptional({
+    type: ProjectOpenStackDto,
+    nullable: true,
+    description:
+      'platform admins only: the Keystone project serving the cloud routes (null until their first use)',
+  })
+  openstack?: ProjectOpenStackDto | null;
 }
 
 export class AccountRefDto {

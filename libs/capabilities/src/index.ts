@@ -6,3 +6,4 @@ export * from './guard/capability.guard.js';
 export * from './guard/requires-capability.decorator.js';
 export * from './tables.js';
 export * from './migrations/index.js';
+export * from './catalog/project-detail-sections.js';

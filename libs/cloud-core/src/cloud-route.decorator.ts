@@ -9,14 +9,17 @@ import {
   type Level,
   PERMISSION_ROUTE_ERRORS,
 } from '@platform/identity';
-import { UPSTREAM_ERRORS } from './cloud-errors.openapi.js';
+import { UPSTREAM_CONFLICT, UPSTREAM_ERRORS } from './cloud-errors.openapi.js';
 
 export interface CloudRouteOptions {
   /** Axis A: the membership's permission category and level. */
   permission: `${Category}:${Level}`;
   /** Axis B, on creates: the kind of the feature the project must have Available. */
   capability?: { feature: FeatureKey; kind: string };
-  /** The route's own failures beside the shared ones (404 of the item, 409, 422 of the body). */
+  /**
+   * The route's own failures beside the shared ones (every change documents the upstream's 409,
+   * every route the upstream failures of rule 4).
+   */
   errors?: readonly ErrorDoc[];
 }
 
@@ -56,7 +59,7 @@ export function CloudRoute(options: CloudRouteOptions) {
     ...(capability ? [RequiresCapability(capability.feature, capability.kind)] : []),
     ApiErrors(
       ...PERMISSION_ROUTE_ERRORS,
-      ...(level === 'read' ? [] : [CSRF_ERROR]),
+      ...(level === 'read' ? [] : [CSRF_ERROR, UPSTREAM_CONFLICT]),
       ...(capability
         ? [
             [

@@ -2,9 +2,11 @@ import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { CloudCoreModule } from '@platform/cloud-core';
 import { IdentityModule } from '@platform/identity';
-import { OpenStackClient } from './client/openstack-client.js';
+import { UPSTREAM_TIMEOUT_MS } from '@platform/cloud-core';
+import { OPENSTACK_CALL_TIMEOUT_MS, OpenStackClient } from './client/openstack-client.js';
 import { KeystoneProjectsRepository } from './tenancy/keystone-projects.repository.js';
 import { KeystoneProjects } from './tenancy/keystone-projects.service.js';
+import { OpenStackProjectSection } from './tenancy/project-detail-section.js';
 import { TenantClouds } from './tenancy/tenant-cloud.js';
 
 /**
@@ -14,7 +16,14 @@ import { TenantClouds } from './tenancy/tenant-cloud.js';
  */
 @Module({
   imports: [IdentityModule, CapabilitiesModule, CloudCoreModule],
-  providers: [OpenStackClient, KeystoneProjectsRepository, KeystoneProjects, TenantClouds],
+  providers: [
+    { provide: OPENSTACK_CALL_TIMEOUT_MS, useValue: UPSTREAM_TIMEOUT_MS },
+    OpenStackClient,
+    KeystoneProjectsRepository,
+    KeystoneProjects,
+    TenantClouds,
+    OpenStackProjectSection,
+  ],
   exports: [
     OpenStackClient,
     KeystoneProjects,

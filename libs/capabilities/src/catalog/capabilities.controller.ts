@@ -151,6 +151,6 @@ export class CapabilitiesController {
   @ApiErrors(...PERMISSION_ROUTE_ERRORS, projectNotFoundDoc())
   @Authenticated({ scope: 'project', permission: 'projects:read' })
   showProject(@CurrentPrincipal() principal: Principal) {
-    return this.projects.detail(principal.projectId!);
+    return this.projects.detail(principal.projectId!, principal);
   }
 }

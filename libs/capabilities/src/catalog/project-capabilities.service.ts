@@ -1,9 +1,10 @@
 import type { ProjectDetailResponseDto } from '../capabilities.openapi.js';
 import { Injectable } from '@nestjs/common';
-import { ProjectsRepository, projectView } from '@platform/identity';
+import { type Principal, ProjectsRepository, projectView } from '@platform/identity';
 import { CapabilitiesErrorCode, CapabilitiesException } from '../capabilities-exception.js';
 import { CapabilitiesRepository } from './capabilities.repository.js';
 import { concreteKinds, effectiveKinds } from './kinds.js';
+import { ProjectDetailSections } from './project-detail-sections.js';
 
 /** Projects as Axis B sees them: tenancy-checked, with what they may create now. */
 @Injectable()
@@ -11,6 +12,7 @@ export class ProjectCapabilitiesService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly repository: CapabilitiesRepository,
+    private readonly sections: ProjectDetailSections,
   ) {}
 
   /** The project, found only inside the organization (another tenant's id is 404). */
@@ -23,15 +25,19 @@ export class ProjectCapabilitiesService {
   }
 
   /** The project detail with `effective_app_kinds`: the app kinds it may create right now. */
-  async detail(projectId: string): Promise<ProjectDetailResponseDto> {
-    const project = await this.projects.findById(projectId);
+  async detail(projectId: string, principal: Principal): Promise<ProjectDetailResponseDto> {
+    const [project, [apps], sections] = await Promise.all([
+      this.projects.findById(projectId),
+      this.repository.projectFeatures(projectId, 'apps'),
+      this.sections.read(projectId, principal),
+    ]);
     if (!project)
       throw new CapabilitiesException(CapabilitiesErrorCode.NotFound, 'Project not found');
-    const [apps] = await this.repository.projectFeatures(projectId, 'apps');
     const effective = effectiveKinds(apps.granted ? apps.grant_kinds : undefined, apps.limit_kinds);
     return {
       ...projectView(project),
       effective_app_kinds: concreteKinds(effective, apps.available_kinds),
+      ...sections,
     };
   }
 }

@@ -53,6 +53,8 @@ export class FakeKeystone {
   /** POST /v3/projects it answered 201 to. */
   projectsCreated = 0;
   tokenTtlMs = 3_600_000;
+  /** The fake's time for token expiry: set it to a test's clock to move time for both. */
+  now: () => number = Date.now;
 
   constructor(readonly user: KeystoneUser) {}
 
@@ -87,6 +89,7 @@ export class FakeKeystone {
         });
       }
       tokenScope = { projectId };
+      this.projectAuths.set(projectId, (this.projectAuths.get(projectId) ?? 0) + 1);
     } else if (scope?.domain?.name && this.domains.has(scope.domain.name)) {
       tokenScope = { domainId: this.domains.get(scope.domain.name)! };
     } else {
@@ -98,7 +101,7 @@ export class FakeKeystone {
       value: `gAAAA${randomBytes(24).toString('hex')}`,
       userId: this.user.id,
       scope: tokenScope,
-      expiresAt: Date.now() + this.tokenTtlMs,
+      expiresAt: this.now() + this.tokenTtlMs,
       revoked: false,
     };
     this.tokens.set(token.value, token);
@@ -110,7 +113,7 @@ export class FakeKeystone {
         token: {
           methods: ['password'],
           expires_at: new Date(token.expiresAt).toISOString(),
-          issued_at: new Date().toISOString(),
+          issued_at: new Date(this.now()).toISOString(),
           user: {
             id: this.user.id,
             name: this.user.name,
@@ -137,10 +140,18 @@ export class FakeKeystone {
     };
   }
 
+  /** Revokes every token issued so far (as an operator or a password change would). */
+  revokeAll(): void {
+    for (const token of this.tokens.values()) token.revoked = true;
+  }
+
+  /** Project-scoped auth requests answered so far, by project. */
+  readonly projectAuths = new Map<string, number>();
+
   /** The live token of a request, or null (unknown, revoked or expired). */
   valid(value: string | string[] | undefined): IssuedToken | null {
     const token = typeof value === 'string' ? this.tokens.get(value) : undefined;
-    return token && !token.revoked && token.expiresAt > Date.now() ? token : null;
+    return token && !token.revoked && token.expiresAt > this.now() ? token : null;
   }
 
   /** Admin calls below /v3 (projects, roles, assignments) with a domain-scoped token. */
