@@ -5,7 +5,8 @@ import { parentPort } from 'node:worker_threads';
 /**
  * Runs in a worker thread: the bench's HTTP client, off the API's event loop. Sends `total`
  * GETs, `concurrency` at a time over kept-alive connections, cycling through the targets, and
- * posts each request's latency in milliseconds (every answer must be 200).
+ * posts each request's latency and the run's wall time in milliseconds (every answer must be
+ * 200).
  */
 interface Target {
   url: string;
@@ -34,7 +35,12 @@ function get(target: Target): Promise<number> {
   });
 }
 
-async function run({ targets, total, concurrency }: Run): Promise<number[]> {
+async function run({
+  targets,
+  total,
+  concurrency,
+}: Run): Promise<{ latencies: number[]; wallMs: number }> {
+  const started = performance.now();
   const latencies: number[] = [];
   let next = 0;
   const lane = async () => {
@@ -44,7 +50,7 @@ async function run({ targets, total, concurrency }: Run): Promise<number[]> {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  return latencies;
+  return { latencies, wallMs: performance.now() - started };
 }
 
 parentPort!.on('message', (message: Run | { close: true }) => {
@@ -53,7 +59,7 @@ parentPort!.on('message', (message: Run | { close: true }) => {
     process.exit(0);
   }
   run(message).then(
-    (latencies) => parentPort!.postMessage({ latencies }),
+    (result) => parentPort!.postMessage(result),
     (error: Error) => parentPort!.postMessage({ error: error.message }),
   );
 });
