@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ComputeModule } from './compute/compute.module.js';
+import { LoadBalancersModule } from './load-balancers/load-balancers.module.js';
 import { OpenStackCoreModule } from './openstack-core.module.js';
+import { VolumesModule } from './volumes/volumes.module.js';
 
 /**
  * Compute, network, volumes, load balancers, DNS and VPN over OpenStack
@@ -8,7 +10,7 @@ import { OpenStackCoreModule } from './openstack-core.module.js';
  * scoped to it, and every route answers the upstream object itself. One module per area.
  */
 @Module({
-  imports: [OpenStackCoreModule, ComputeModule],
+  imports: [OpenStackCoreModule, ComputeModule, VolumesModule, LoadBalancersModule],
   exports: [OpenStackCoreModule],
 })
 export class OpenStackModule {}

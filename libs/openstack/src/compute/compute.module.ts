@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { OpenStackCoreModule } from '../openstack-core.module.js';
+import { KeypairsController } from './keypairs.controller.js';
+import { KeypairsService } from './keypairs.service.js';
 import { ServersController } from './servers.controller.js';
 import { ServersService } from './servers.service.js';
 
-/** Servers, images and flavors (Nova, Glance). */
+/** Servers, images, flavors and SSH keypairs (Nova, Glance). */
 @Module({
   imports: [OpenStackCoreModule],
-  controllers: [ServersController],
-  providers: [ServersService],
+  controllers: [ServersController, KeypairsController],
+  providers: [ServersService, KeypairsService],
 })
 export class ComputeModule {}

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cinderService } from './cinder.js';
 import { type FakeReply, type FakeService, json, ProjectResources } from './fake-service.js';
 import { FakeKeystone } from './keystone.js';
 import { FAKE_IMAGES, glanceService, novaService } from './nova.js';
+import { octaviaService } from './octavia.js';
 
 export interface FakeOpenStackOptions {
   username?: string;
@@ -71,6 +73,8 @@ export class FakeOpenStack {
       }),
     );
     this.register(glanceService());
+    this.register(cinderService(this.resources));
+    this.register(octaviaService(this.resources));
   }
 
   static async start(options: FakeOpenStackOptions = {}): Promise<FakeOpenStack> {

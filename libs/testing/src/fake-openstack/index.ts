@@ -1,4 +1,6 @@
+export * from './cinder.js';
 export * from './fake-openstack.js';
 export * from './fake-service.js';
 export * from './keystone.js';
 export * from './nova.js';
+export * from './octavia.js';

@@ -6,6 +6,7 @@ import {
   novaNotFound,
   type ProjectResources,
 } from './fake-service.js';
+import { createKeypair, keypairNotFound, listedKeypair } from './nova-keypairs.js';
 
 export const FAKE_FLAVORS = [
   { id: 'm1.small', name: 'm1.small', vcpus: 1, ram: 2048, disk: 20 },
@@ -33,6 +34,8 @@ export interface NovaOptions {
  */
 export function novaService(resources: ProjectResources, options: NovaOptions): FakeService {
   const servers = (projectId: string) => resources.collection(projectId, 'servers');
+  // Per project, as the platform's tenancy expects; Nova itself keys keypairs by user.
+  const keypairs = (projectId: string) => resources.collection(projectId, 'keypairs');
   const withStatus = (server: Record<string, unknown>) => {
     if (
       server.status === 'BUILD' &&
@@ -101,7 +104,22 @@ export function novaService(resources: ProjectResources, options: NovaOptions): 
         },
       });
     })
-    .on('GET', /^\/flavors\/detail$/, () => json(200, { flavors: FAKE_FLAVORS }));
+    .on('GET', /^\/flavors\/detail$/, () => json(200, { flavors: FAKE_FLAVORS }))
+    .on('GET', /^\/os-keypairs$/, (r) =>
+      json(200, {
+        keypairs: [...keypairs(r.projectId).values()].map((k) => ({ keypair: listedKeypair(k) })),
+      }),
+    )
+    .on('POST', /^\/os-keypairs$/, (r) => createKeypair(keypairs(r.projectId), r))
+    .on('GET', /^\/os-keypairs\/([^/]+)$/, (r, [name]) => {
+      const keypair = keypairs(r.projectId).get(decodeURIComponent(name));
+      return keypair ? json(200, { keypair }) : keypairNotFound(name);
+    })
+    .on('DELETE', /^\/os-keypairs\/([^/]+)$/, (r, [name]) =>
+      keypairs(r.projectId).delete(decodeURIComponent(name))
+        ? { status: 204 }
+        : keypairNotFound(name),
+    );
 }
 
 export const FAKE_IMAGES = [
