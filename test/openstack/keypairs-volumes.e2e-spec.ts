@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KeystoneProjects } from '@platform/openstack';
-import { seedVolume } from '@platform/testing';
+import { FAKE_IMAGES, seedVolume } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { seedMember } from '../support/factories.js';
 import { bearer } from '../support/identity.js';
@@ -66,6 +66,9 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
   const keypair = (name: string, projectId = w.projectId) =>
     `/cloud/ssh-keypairs/${encodeURIComponent(name)}?project_id=${projectId}`;
   const keystoneOf = (projectId: string) => w.t.get(KeystoneProjects).idOf('project', projectId);
+  /** The name Nova knows a keypair of the project by: prefixed with its Keystone project. */
+  const novaName = async (name: string, projectId = w.projectId) =>
+    `${await keystoneOf(projectId)}_${name}`;
   const fields = (res: { body: { details: { fields: Array<{ field: string }> } } }) =>
     res.body.details.fields.map((f) => f.field);
 
@@ -91,7 +94,7 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
       expect(sent).toMatchObject({
         path: '/os-keypairs',
         projectId: await keystoneOf(w.projectId),
-        body: { keypair: { name: 'laptop', public_key: publicKey } },
+        body: { keypair: { name: await novaName('laptop'), public_key: publicKey } },
       });
 
       const listed = await get(keypairs()).expect(200);
@@ -104,7 +107,7 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
       const ecdsa = publicKeyLine('ecdsa');
       await post(keypairs(), { name: 'ci runner', public_key: `${ecdsa}\n` }).expect(201);
       expect(w.fake.callsTo('compute', 'POST').at(-1)!.body).toEqual({
-        keypair: { name: 'ci runner', public_key: ecdsa },
+        keypair: { name: await novaName('ci runner'), public_key: ecdsa },
       });
       const rsa = publicKeyLine('rsa', 'deploy key of the web team');
       const imported = await post(keypairs(), { name: 'deploy', public_key: rsa }).expect(201);
@@ -117,7 +120,7 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
     it('without public_key Nova generates the keypair: its private_key is answered by the create only, never listed', async () => {
       const created = await post(keypairs(), { name: 'generated' }).expect(201);
       expect(w.fake.callsTo('compute', 'POST').at(-1)!.body).toEqual({
-        keypair: { name: 'generated' },
+        keypair: { name: await novaName('generated') },
       });
       expect(created.body.data).toMatchObject({
         name: 'generated',
@@ -185,7 +188,7 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
       expect(w.fake.callsTo('compute', 'POST')).toHaveLength(before);
     });
 
-    it("answers a duplicate name with 409 conflict carrying Nova's message", async () => {
+    it('answers a duplicate name with 409 conflict, in the name the tenant knows', async () => {
       await post(keypairs(), { name: 'twice', public_key: publicKeyLine() }).expect(201);
       const res = await post(keypairs(), { name: 'twice', public_key: publicKeyLine() }).expect(
         409,
@@ -195,7 +198,7 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
         details: {
           provider: 'openstack',
           upstream_status: 409,
-          message: "Key pair 'twice' already exists.",
+          message: "A keypair named 'twice' already exists in this project",
         },
       });
     });
@@ -203,7 +206,9 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
     it('deletes by name (204), spaces included; an unknown name is 404, a name that cannot exist is 404 without a call', async () => {
       await post(keypairs(), { name: 'old key', public_key: publicKeyLine() }).expect(201);
       await del(keypair('old key')).expect(204);
-      expect(w.fake.callsTo('compute', 'DELETE').at(-1)!.path).toBe('/os-keypairs/old%20key');
+      expect(w.fake.callsTo('compute', 'DELETE').at(-1)!.path).toBe(
+        `/os-keypairs/${encodeURIComponent(await novaName('old key'))}`,
+      );
       expect(
         (await get(keypairs()).expect(200)).body.data.map((k: { name: string }) => k.name),
       ).not.toContain('old key');
@@ -231,6 +236,40 @@ describe('cloud SSH keypairs (Nova) and volumes (Cinder)', () => {
       }).expect(201);
       await get(keypairs(), w.stranger.jwt).expect(404);
       await del(keypair('prod-only'), w.stranger.jwt).expect(404);
+      // Nova keeps keypairs per user, and every tenant is the one service user there: the
+      // prefix is what keeps them apart.
+      const inNova = w.fake.resources
+        .everywhere('keypairs')
+        .map((k) => k.name)
+        .filter((n) => String(n).endsWith('_prod-only'));
+      expect(inNova.sort()).toEqual(
+        [await novaName('prod-only'), await novaName('prod-only', w.otherProjectId)].sort(),
+      );
+    });
+
+    it("a server boots with the project's own keypair only, and shows it by the project's name", async () => {
+      await post(keypairs(), { name: 'boot', public_key: publicKeyLine() }).expect(201);
+      const server = {
+        name: 'with-key',
+        flavorRef: 'm1.small',
+        imageRef: FAKE_IMAGES[0].id,
+        networks: [],
+        key_name: 'boot',
+      };
+      const created = await post(`/cloud/servers?project_id=${w.projectId}`, server).expect(202);
+      expect(created.body.data.key_name).toBe('boot');
+      expect(w.fake.callsTo('compute', 'POST').at(-1)!.body).toMatchObject({
+        server: { key_name: await novaName('boot') },
+      });
+      const shown = await get(
+        `/cloud/servers/${created.body.data.id}?project_id=${w.projectId}`,
+      ).expect(200);
+      expect(shown.body.data.key_name).toBe('boot');
+      // The other project has no keypair of that name, whatever this one has.
+      const refused = await post(`/cloud/servers?project_id=${w.otherProjectId}`, server).expect(
+        422,
+      );
+      expect(refused.body.code).toBe('upstream_rejected');
     });
 
     it('Axis A: a viewer lists but neither creates nor deletes (403 forbidden); a developer does both', async () => {

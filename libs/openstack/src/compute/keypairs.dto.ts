@@ -14,10 +14,11 @@ import {
 
 /**
  * Nova's keypair names at the microversion the platform speaks (2.79): letters, digits, `_`,
- * `-` and inner spaces, 1 to 255 characters. `.` and `@` only arrive with 2.92, which also
- * drops the generated keys this API offers, so a name Nova would refuse is refused here first.
+ * `-` and inner spaces. `.` and `@` only arrive with 2.92, which also drops the generated keys
+ * this API offers, so a name Nova would refuse is refused here first. 1 to 222 characters:
+ * Nova's 255 less the tenant's prefix (keypair-names.ts).
  */
-export const KEYPAIR_NAME = /^(?=.{1,255}$)[A-Za-z0-9_-](?:[A-Za-z0-9_ -]*[A-Za-z0-9_-])?$/;
+export const KEYPAIR_NAME = /^(?=.{1,222}$)[A-Za-z0-9_-](?:[A-Za-z0-9_ -]*[A-Za-z0-9_-])?$/;
 
 /** The key types OpenSSH and Nova both accept, then the base64 blob and an optional comment. */
 const PUBLIC_KEY =
@@ -70,7 +71,7 @@ function IsSshPublicKey(options?: ValidationOptions): PropertyDecorator {
 }
 
 const NAME_MESSAGE =
-  'name must be 1 to 255 letters, digits, `_`, `-` or spaces, not starting or ending with a space';
+  'name must be 1 to 222 letters, digits, `_`, `-` or spaces, not starting or ending with a space';
 
 /** POST /cloud/ssh-keypairs: forwarded to Nova as `{"keypair": {name, public_key}}`. */
 export class CreateKeypairBody {
@@ -81,7 +82,7 @@ export class CreateKeypairBody {
 
   @ApiProperty({
     minLength: 1,
-    maxLength: 255,
+    maxLength: 222,
     pattern: KEYPAIR_NAME.source,
     description: "the keypair's name, unique in the project; also its id in paths",
   })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CloudAudit } from '@platform/cloud-core';
 import type { Principal } from '@platform/identity';
 import { TenantClouds } from '../tenancy/tenant-cloud.js';
+import { novaKeypairName, withTenantKeyName } from './keypair-names.js';
 import type { CreateServerBody } from './servers.dto.js';
 
 export type UpstreamObject = Record<string, unknown> & { id: string };
@@ -21,17 +22,16 @@ export class ServersService {
         method: 'GET',
         path: '/servers/detail',
       })
-    ).servers;
+    ).servers.map((server) => withTenantKeyName(cloud, server));
   }
 
   async show(principal: Principal, id: string): Promise<UpstreamObject> {
     const cloud = await this.clouds.ofProject(principal);
-    return (
-      await cloud.call<{ server: UpstreamObject }>('compute', {
-        method: 'GET',
-        path: `/servers/${id}`,
-      })
-    ).server;
+    const { server } = await cloud.call<{ server: UpstreamObject }>('compute', {
+      method: 'GET',
+      path: `/servers/${id}`,
+    });
+    return withTenantKeyName(cloud, server);
   }
 
   /** Nova answers a create with the id only: the server is read back, as it stands (BUILD). */
@@ -41,7 +41,12 @@ export class ServersService {
     const created = await cloud.call<{ server: UpstreamObject }>('compute', {
       method: 'POST',
       path: '/servers',
-      body: { server },
+      // The keypair is the tenant's own: Nova knows it under the tenant's prefix.
+      body: {
+        server: server.key_name
+          ? { ...server, key_name: novaKeypairName(cloud, server.key_name) }
+          : server,
+      },
     });
     await this.audit.record(
       principal,
@@ -49,12 +54,11 @@ export class ServersService {
       { type: 'server', id: created.server.id },
       { name: body.name },
     );
-    return (
-      await cloud.call<{ server: UpstreamObject }>('compute', {
-        method: 'GET',
-        path: `/servers/${created.server.id}`,
-      })
-    ).server;
+    const { server: current } = await cloud.call<{ server: UpstreamObject }>('compute', {
+      method: 'GET',
+      path: `/servers/${created.server.id}`,
+    });
+    return withTenantKeyName(cloud, current);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {

@@ -248,6 +248,7 @@ export class FakeOpenStack {
           body,
           headers: req.headers,
           projectId,
+          userId: token.userId,
         }),
       );
     }

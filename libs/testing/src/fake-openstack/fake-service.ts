@@ -10,6 +10,8 @@ export interface FakeRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The project the token is scoped to (project-scoped services only). */
   projectId: string;
+  /** The token's user (Nova keeps keypairs per user, not per project). */
+  userId: string;
 }
 
 export interface FakeReply {

@@ -30,12 +30,13 @@ export interface NovaOptions {
 
 /**
  * Nova: servers (BUILD until `buildMs` has passed since the create, then ACTIVE), flavors and
- * keypairs, per project. Creates check their references the way Nova does (400).
+ * keypairs: servers per project, keypairs per user, as Nova keeps them. Creates check their
+ * references the way Nova does (400).
  */
 export function novaService(resources: ProjectResources, options: NovaOptions): FakeService {
   const servers = (projectId: string) => resources.collection(projectId, 'servers');
-  // Per project, as the platform's tenancy expects; Nova itself keys keypairs by user.
-  const keypairs = (projectId: string) => resources.collection(projectId, 'keypairs');
+  // Per user, as Nova keeps them: every tenant the one service user serves shares them.
+  const keypairs = (userId: string) => resources.collection(`user:${userId}`, 'keypairs');
   const withStatus = (server: Record<string, unknown>) => {
     if (
       server.status === 'BUILD' &&
@@ -67,7 +68,7 @@ export function novaService(resources: ProjectResources, options: NovaOptions): 
       if (!flavor) return badRequest(`Flavor ${String(body.flavorRef)} could not be found.`);
       if (!options.imageExists(String(body.imageRef)))
         return badRequest(`Image ${String(body.imageRef)} could not be found.`);
-      if (body.key_name && !resources.collection(r.projectId, 'keypairs').has(body.key_name)) {
+      if (body.key_name && !keypairs(r.userId).has(body.key_name)) {
         return badRequest(`Invalid key_name provided.`);
       }
       const id = randomUUID();
@@ -107,18 +108,16 @@ export function novaService(resources: ProjectResources, options: NovaOptions): 
     .on('GET', /^\/flavors\/detail$/, () => json(200, { flavors: FAKE_FLAVORS }))
     .on('GET', /^\/os-keypairs$/, (r) =>
       json(200, {
-        keypairs: [...keypairs(r.projectId).values()].map((k) => ({ keypair: listedKeypair(k) })),
+        keypairs: [...keypairs(r.userId).values()].map((k) => ({ keypair: listedKeypair(k) })),
       }),
     )
-    .on('POST', /^\/os-keypairs$/, (r) => createKeypair(keypairs(r.projectId), r))
+    .on('POST', /^\/os-keypairs$/, (r) => createKeypair(keypairs(r.userId), r))
     .on('GET', /^\/os-keypairs\/([^/]+)$/, (r, [name]) => {
-      const keypair = keypairs(r.projectId).get(decodeURIComponent(name));
+      const keypair = keypairs(r.userId).get(decodeURIComponent(name));
       return keypair ? json(200, { keypair }) : keypairNotFound(name);
     })
     .on('DELETE', /^\/os-keypairs\/([^/]+)$/, (r, [name]) =>
-      keypairs(r.projectId).delete(decodeURIComponent(name))
-        ? { status: 204 }
-        : keypairNotFound(name),
+      keypairs(r.userId).delete(decodeURIComponent(name)) ? { status: 204 } : keypairNotFound(name),
     );
 }
 
