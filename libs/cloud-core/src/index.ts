@@ -1,3 +1,4 @@
+export * from './kube-cluster.js';
 export * from './api-upstream-data.js';
 export * from './cloud-audit.js';
 export * from './cloud-core.module.js';

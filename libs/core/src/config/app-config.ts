@@ -97,6 +97,10 @@ export interface AppConfig {
   phone: PhoneProviderConfig | null;
   rgw: RgwAdminConfig | null;
   openstack: OpenStackConfig | null;
+  /** GARDEN_KUBECONFIG: kubeconfig file of the Gardener garden cluster behind /k8s. */
+  gardenKubeconfig: string | null;
+  /** APPS_KUBECONFIG: kubeconfig file of the cluster that runs apps and workspaces (Flux). */
+  appsKubeconfig: string | null;
   testAlertAutoResolveSeconds: number;
   signedLinkTtlSeconds: number;
   digestFlushIntervalSeconds: number;
@@ -380,6 +384,8 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     phone,
     rgw,
     openstack,
+    gardenKubeconfig: read.optionalString('GARDEN_KUBECONFIG'),
+    appsKubeconfig: read.optionalString('APPS_KUBECONFIG'),
     testAlertAutoResolveSeconds: read.integer('TEST_ALERT_AUTO_RESOLVE_SECONDS', 600, 1, 86400),
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
