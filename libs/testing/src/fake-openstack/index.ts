@@ -1,3 +1,4 @@
+export * from './designate.js';
 export * from './fake-openstack.js';
 export * from './fake-service.js';
 export * from './keystone.js';
