@@ -1,3 +1,4 @@
+import type { AppConfig } from '@platform/core';
 import { OPENSTACK_CALL_TIMEOUT_MS } from '@platform/openstack';
 import { FakeOpenStack, type TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
@@ -45,11 +46,14 @@ const PLATFORM = { login: 'root@platform.example', password: 'platform admin pas
  * The API against a fake OpenStack, with an organization of three projects (two granted every
  * openstack and dns kind, one bare), its admin, a developer and a viewer, and a stranger
  * organization with a granted project of its own. Upstream calls time out after 1 s here.
+ * `config` adds settings (e.g. `dnsResolver`).
  */
-export async function createCloudWorld(): Promise<CloudWorld> {
+export async function createCloudWorld(
+  options: { config?: Partial<AppConfig> } = {},
+): Promise<CloudWorld> {
   const fake = await FakeOpenStack.start();
   const t = await createApiTestApp({
-    config: { platformAdmin: PLATFORM, openstack: fake.config() },
+    config: { platformAdmin: PLATFORM, openstack: fake.config(), ...options.config },
     override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(1000),
     providers: [{ provide: OPENSTACK_CALL_TIMEOUT_MS, useValue: 1000 }],
   });
