@@ -58,10 +58,13 @@ export const PLATFORM = { login: 'root@platform.example', password: 'platform ad
  * The API against a fake OpenStack, with an organization of three projects (two granted every
  * openstack and dns kind, one bare), its admin, a developer and a viewer, and a stranger
  * organization with a granted project of its own. Upstream calls time out after 1 s here.
+ * `config` adds settings (e.g. `dnsResolver`).
  */
-export async function createCloudWorld(): Promise<CloudWorld> {
+export async function createCloudWorld(
+  options: { config?: Partial<AppConfig> } = {},
+): Promise<CloudWorld> {
   const fake = await FakeOpenStack.start();
-  const t = await createCloudApp(fake);
+  const t = await createCloudApp(fake, { config: options.config });
   // Keystone's token expiry follows the app's clock, so tests can move both.
   fake.keystone.now = () => t.clock.now().getTime();
 

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@platform/capabilities';
-import { CloudCoreModule } from '@platform/cloud-core';
+import { CloudCoreModule, UPSTREAM_TIMEOUT_MS } from '@platform/cloud-core';
 import { IdentityModule } from '@platform/identity';
-import { UPSTREAM_TIMEOUT_MS } from '@platform/cloud-core';
 import { OPENSTACK_CALL_TIMEOUT_MS, OpenStackClient } from './client/openstack-client.js';
 import { KeystoneProjectsRepository } from './tenancy/keystone-projects.repository.js';
 import { KeystoneProjects } from './tenancy/keystone-projects.service.js';
@@ -12,7 +11,8 @@ import { TenantClouds } from './tenancy/tenant-cloud.js';
 /**
  * The client and the tenancy every OpenStack area uses: one Keystone token cache per process,
  * one Keystone project per tenant. Area modules import it with the access and capability
- * modules their routes' guards need.
+ * modules their routes' guards need. The per-call deadline is a provider here, so a test can
+ * override it (a token provided nowhere cannot be).
  */
 @Module({
   imports: [IdentityModule, CapabilitiesModule, CloudCoreModule],
@@ -25,6 +25,7 @@ import { TenantClouds } from './tenancy/tenant-cloud.js';
     OpenStackProjectSection,
   ],
   exports: [
+    OPENSTACK_CALL_TIMEOUT_MS,
     OpenStackClient,
     KeystoneProjects,
     TenantClouds,

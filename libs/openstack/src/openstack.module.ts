@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ComputeModule } from './compute/compute.module.js';
 import { LoadBalancersModule } from './load-balancers/load-balancers.module.js';
+import { DnsModule } from './dns/dns.module.js';
 import { OpenStackCoreModule } from './openstack-core.module.js';
 import { VolumesModule } from './volumes/volumes.module.js';
 
@@ -10,7 +11,7 @@ import { VolumesModule } from './volumes/volumes.module.js';
  * scoped to it, and every route answers the upstream object itself. One module per area.
  */
 @Module({
-  imports: [OpenStackCoreModule, ComputeModule, VolumesModule, LoadBalancersModule],
+  imports: [OpenStackCoreModule, ComputeModule, VolumesModule, LoadBalancersModule, DnsModule],
   exports: [OpenStackCoreModule],
 })
 export class OpenStackModule {}

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 
+export * from './dns-wire.js';
 export * from './fake-clock.js';
+export * from './fake-dns-server.js';
 export * from './fake-twilio.js';
 export * from './log-capture.js';
 export * from './kube-api-server/index.js';

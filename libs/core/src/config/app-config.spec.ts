@@ -133,6 +133,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads DNS_RESOLVER as host:port with an address host, the system resolver by default', () => {
+    expect(loadConfig({}).dnsResolver).toBeNull();
+    expect(loadConfig({ DNS_RESOLVER: '10.0.0.53:53' }).dnsResolver).toBe('10.0.0.53:53');
+    expect(loadConfig({ DNS_RESOLVER: '[2001:db8::53]:5353' }).dnsResolver).toBe(
+      '[2001:db8::53]:5353',
+    );
+    for (const value of ['10.0.0.53', 'dns.internal:53', '10.0.0.53:0', '2001:db8::53:53']) {
+      expect(problemsOf({ DNS_RESOLVER: value })).toEqual([
+        `DNS_RESOLVER must be host:port with an IP address host, e.g. 10.0.0.53:53 or [2001:db8::53]:53 (got "${value}")`,
+      ]);
+    }
+  });
+
   it('reads the operator settings', () => {
     expect(loadConfig({}).operator).toEqual({
       kubeconfig: null,

@@ -101,6 +101,11 @@ export interface AppConfig {
   gardenKubeconfig: string | null;
   /** APPS_KUBECONFIG: kubeconfig file of the cluster that runs apps and workspaces (Flux). */
   appsKubeconfig: string | null;
+  /**
+   * DNS_RESOLVER: `host:port` of the DNS server domain verification asks, the host an IP
+   * address (`[v6]:port` for IPv6); null: the system resolver.
+   */
+  dnsResolver: string | null;
   testAlertAutoResolveSeconds: number;
   signedLinkTtlSeconds: number;
   digestFlushIntervalSeconds: number;
@@ -386,6 +391,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     openstack,
     gardenKubeconfig: read.optionalString('GARDEN_KUBECONFIG'),
     appsKubeconfig: read.optionalString('APPS_KUBECONFIG'),
+    dnsResolver: dnsResolverOf(read),
     testAlertAutoResolveSeconds: read.integer('TEST_ALERT_AUTO_RESOLVE_SECONDS', 600, 1, 86400),
     signedLinkTtlSeconds: read.integer('SIGNED_LINK_TTL_SECONDS', 86400, 60, 30 * 86400),
     digestFlushIntervalSeconds: read.integer('DIGEST_FLUSH_INTERVAL_SECONDS', 900, 10, 86400),
@@ -443,6 +449,31 @@ export function loadConfigOrExit(
 
 /** The injection token under which the validated configuration is provided. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/**
+ * DNS_RESOLVER as Node's resolver takes it. The host must be an address: the resolver cannot
+ * look up the name of the server it is to ask.
+ */
+function dnsResolverOf(read: EnvReader): string | null {
+  const value = read.raw('DNS_RESOLVER');
+  if (value === undefined) return null;
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const host = match?.[1] ?? match?.[2];
+  const family = match?.[1] ? 6 : 4;
+  if (
+    !match ||
+    !host ||
+    isIP(host) !== family ||
+    Number(match[3]) < 1 ||
+    Number(match[3]) > 65535
+  ) {
+    read.problems.push(
+      `DNS_RESOLVER must be host:port with an IP address host, e.g. 10.0.0.53:53 or [2001:db8::53]:53 (got "${value}")`,
+    );
+    return null;
+  }
+  return value;
+}
 
 /** An IPv4 or IPv6 address, or a CIDR range with a prefix length its family allows. */
 function isNetwork(entry: string): boolean {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cinderService } from './cinder.js';
+import { type DesignateOptions, designateService } from './designate.js';
 import { type FakeReply, type FakeService, json, ProjectResources } from './fake-service.js';
 import { FakeKeystone } from './keystone.js';
 import { FAKE_IMAGES, glanceService, novaService } from './nova.js';
@@ -51,6 +52,8 @@ export class FakeOpenStack {
   readonly calls: ReceivedCall[] = [];
   /** How long new servers stay in BUILD. */
   serverBuildMs = 50;
+  /** Designate's timings and page size, changeable while it runs. */
+  readonly designate: DesignateOptions = { activateMs: 50, pageSize: 20 };
   private readonly services = new Map<string, FakeService>();
   private failures: InjectedFailure[] = [];
   private readonly hanging = new Set<ServerResponse>();
@@ -75,6 +78,7 @@ export class FakeOpenStack {
     this.register(glanceService());
     this.register(cinderService(this.resources));
     this.register(octaviaService(this.resources));
+    this.register(designateService(this.resources, this.designate));
   }
 
   static async start(options: FakeOpenStackOptions = {}): Promise<FakeOpenStack> {

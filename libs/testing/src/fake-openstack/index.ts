@@ -1,4 +1,5 @@
 export * from './cinder.js';
+export * from './designate.js';
 export * from './fake-openstack.js';
 export * from './fake-service.js';
 export * from './keystone.js';
