@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type FakeReply, type FakeService, json, ProjectResources } from './fake-service.js';
 import { FakeKeystone } from './keystone.js';
+import { neutronService } from './neutron.js';
 import { FAKE_IMAGES, glanceService, novaService } from './nova.js';
 
 export interface FakeOpenStackOptions {
@@ -71,6 +72,7 @@ export class FakeOpenStack {
       }),
     );
     this.register(glanceService());
+    this.register(neutronService(this.resources));
   }
 
   static async start(options: FakeOpenStackOptions = {}): Promise<FakeOpenStack> {
