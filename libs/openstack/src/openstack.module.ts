@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ComputeModule } from './compute/compute.module.js';
+import { NetworkModule } from './network/network.module.js';
 import { OpenStackCoreModule } from './openstack-core.module.js';
 
 /**
@@ -8,7 +9,7 @@ import { OpenStackCoreModule } from './openstack-core.module.js';
  * scoped to it, and every route answers the upstream object itself. One module per area.
  */
 @Module({
-  imports: [OpenStackCoreModule, ComputeModule],
+  imports: [OpenStackCoreModule, ComputeModule, NetworkModule],
   exports: [OpenStackCoreModule],
 })
 export class OpenStackModule {}
