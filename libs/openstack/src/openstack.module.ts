@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ComputeModule } from './compute/compute.module.js';
 import { NetworkModule } from './network/network.module.js';
 import { OpenStackCoreModule } from './openstack-core.module.js';
+import { VpnModule } from './vpn/vpn.module.js';
 
 /**
  * Compute, network, volumes, load balancers, DNS and VPN over OpenStack
@@ -9,7 +10,7 @@ import { OpenStackCoreModule } from './openstack-core.module.js';
  * scoped to it, and every route answers the upstream object itself. One module per area.
  */
 @Module({
-  imports: [OpenStackCoreModule, ComputeModule, NetworkModule],
+  imports: [OpenStackCoreModule, ComputeModule, NetworkModule, VpnModule],
   exports: [OpenStackCoreModule],
 })
 export class OpenStackModule {}
