@@ -45,7 +45,7 @@ export class CreateNetworkBody extends ProjectScopedBody {
   @IsBoolean()
   admin_state_up?: boolean;
 
-  @ApiPropertyOptional({ minimum: 68, maximum: 9216, description: 'default: the cloud’s' })
+  @ApiPropertyOptional({ minimum: 68, maximum: 9216, description: "default: the cloud's" })
   @IsOmittable()
   @IsInt()
   @Min(68)

@@ -41,7 +41,7 @@ export class RoutersController {
   @CloudRoute({
     permission: 'network:create',
     capability: CAPABILITY,
-    errors: [[404, 'not_found', 'no network has the gateway’s `network_id`'], UPSTREAM_CONFLICT],
+    errors: [[404, 'not_found', "no network has the gateway's `network_id`"], UPSTREAM_CONFLICT],
   })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateRouterBody) {
     return this.neutron.create(principal, ROUTERS, body);

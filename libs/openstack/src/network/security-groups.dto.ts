@@ -5,7 +5,11 @@ import { IsCidr, IsOmittable, ipVersionOf, Satisfies } from './validators.js';
 
 /** POST /cloud/security-groups: forwarded as `{"security_group": {...}}`. */
 export class CreateSecurityGroupBody extends ProjectScopedBody {
-  @ApiProperty({ minLength: 1, maxLength: 255, description: 'not `default`, the project’s own' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 255,
+    description: 'not `default`, which the project has already',
+  })
   @IsString()
   @Length(1, 255)
   name!: string;
@@ -145,7 +149,7 @@ export class CreateSecurityGroupRuleBody extends ProjectScopedBody {
   @portBound('max')
   port_range_max?: number;
 
-  @ApiPropertyOptional({ example: '0.0.0.0/0', description: 'of the ethertype’s family' })
+  @ApiPropertyOptional({ example: '0.0.0.0/0', description: "of the ethertype's family" })
   @IsOmittable()
   @IsCidr()
   @Satisfies(
