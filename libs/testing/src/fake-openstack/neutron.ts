@@ -13,7 +13,6 @@ import {
   created,
   filtered,
   invalidInput,
-  NEUTRON_SERVICE_PROJECT,
   type NeutronObject,
   neutronRoutesOn,
   NeutronState,
@@ -26,7 +25,7 @@ import { routerRoutes } from './neutron-routers.js';
 import { ensureDefaultSecurityGroup, securityGroupRoutes } from './neutron-security-groups.js';
 import { vpnRoutes } from './neutron-vpn.js';
 
-export { FAKE_EXTERNAL_NETWORK } from './neutron-state.js';
+export { FAKE_EXTERNAL_NETWORK, NEUTRON_SERVICE_PROJECT } from './neutron-state.js';
 
 const NETWORK_FIELDS = [
   'name',
@@ -117,6 +116,8 @@ export function neutronService(resources: ProjectResources): FakeService {
         `Unable to complete operation on network ${id}. There are one or more ${what} still in use on the network.`,
       );
     if (state.allPorts().some((p) => p.network_id === id)) inUse('ports');
+    // Stricter than Neutron, which deletes a network's unused subnets along with it: here a
+    // network is deleted only once its subnets are, so tests see each step refused in turn.
     if ((network.subnets as string[]).length) inUse('subnets');
     state.own(r.projectId, 'networks').delete(id);
     return noContent();
@@ -250,5 +251,3 @@ export function seedNeutronPort(
     device_owner: fields.device_id ? 'compute:nova' : undefined,
   });
 }
-
-export { NEUTRON_SERVICE_PROJECT };
