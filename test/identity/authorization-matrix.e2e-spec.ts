@@ -7,7 +7,7 @@ import {
   type DeclaredRoute,
   declaredRoutes,
 } from '@platform/identity';
-import type { SmtpSink } from '@platform/testing';
+import { FakeOpenStack, type SmtpSink } from '@platform/testing';
 import { randomUUID } from 'node:crypto';
 import {
   createApiTestApp,
@@ -39,6 +39,7 @@ const METHODS: Record<number, 'get' | 'post' | 'put' | 'delete' | 'patch'> = {
 describe('authorization matrix', () => {
   let t: MailingTestApp;
   let sink: SmtpSink;
+  let cloud: FakeOpenStack;
   let routes: DeclaredRoute[];
   let owner: TestAccount;
   let stranger: TestAccount;
@@ -48,7 +49,8 @@ describe('authorization matrix', () => {
   const queries: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp();
+    cloud = await FakeOpenStack.start();
+    t = await createMailingApiTestApp({ config: { openstack: cloud.config() } });
     sink = t.sink;
     routes = declaredRoutes(t.get(DiscoveryService), t.get(MetadataScanner), t.get(Reflector));
 
@@ -90,6 +92,7 @@ describe('authorization matrix', () => {
 
   afterAll(async () => {
     await t.close();
+    await cloud.close();
   });
 
   /** One of each alerting resource in the owner's project, which gets the alerts capability. */
@@ -217,6 +220,23 @@ describe('authorization matrix', () => {
     return policy && policy.scope !== 'account' ? policy : undefined;
   };
 
+  /** The query that names the tenant of a route whose path does not (`project_id` or `organization_id`). */
+  function tenantQuery(route: DeclaredRoute, path: string): string {
+    if (scoped(route)?.projectIn === 'query') return `?project_id=${ids.project_id}`;
+    return path.includes(':org_id') || path.includes(':project_id')
+      ? ''
+      : `?organization_id=${owner.organizationId}`;
+  }
+
+  /**
+   * Item routes whose items live in a cloud provider, not in our tables: the matrix has no
+   * fixture upstream for them (their tenancy is tested per area, against the provider's fake),
+   * so the owner's request for a random id answers 404 from upstream.
+   */
+  const upstreamItem = (route: DeclaredRoute, path: string) =>
+    /:(id|zone_id|port_id|rule_id|name|type)\b/.test(path) &&
+    (scoped(route)?.projectIn === 'query' || path.includes('/vpn_gateways'));
+
   it('finds the routes of every module, each with an access declaration', () => {
     expect(routes.length).toBeGreaterThan(25);
     for (const route of routes) {
@@ -256,11 +276,9 @@ describe('authorization matrix', () => {
     const failures: string[] = [];
     for (const route of routes.filter(scoped)) {
       for (const path of route.paths) {
-        const query =
-          path.includes(':org_id') || path.includes(':project_id')
-            ? ''
-            : `?organization_id=${owner.organizationId}`;
-        const res = await call(route, concrete(path), query).set(bearer(stranger.jwt));
+        const res = await call(route, concrete(path), tenantQuery(route, path)).set(
+          bearer(stranger.jwt),
+        );
         // Platform-admin routes refuse everyone else before looking at the tenant.
         const expected = scoped(route)!.platformAdmin ? [403, 'forbidden'] : [404, 'not_found'];
         if (res.status !== expected[0] || res.body.code !== expected[1])
@@ -275,11 +293,9 @@ describe('authorization matrix', () => {
     for (const route of routes.filter(scoped)) {
       const policy = scoped(route)!;
       for (const path of route.paths) {
-        const query =
-          path.includes(':org_id') || path.includes(':project_id')
-            ? ''
-            : `?organization_id=${owner.organizationId}`;
-        const res = await call(route, concrete(path), query).set(bearer(strangerToken));
+        const res = await call(route, concrete(path), tenantQuery(route, path)).set(
+          bearer(strangerToken),
+        );
         const expected = policy.interactiveOnly
           ? [403, 'interactive_session_required']
           : policy.platformAdmin
@@ -295,8 +311,11 @@ describe('authorization matrix', () => {
   it('serves the same GET requests to the owner, so the 404s above are about tenancy', async () => {
     const failures: string[] = [];
     for (const route of routes.filter((r) => scoped(r) && r.method === RequestMethod.GET)) {
-      for (const path of route.paths) {
-        const res = await call(route, concrete(path), queries[path]).set(bearer(owner.jwt));
+      for (const path of route.paths.filter((p) => !upstreamItem(route, p))) {
+        const query =
+          queries[path] ??
+          (scoped(route)?.projectIn === 'query' ? tenantQuery(route, path) : undefined);
+        const res = await call(route, concrete(path), query).set(bearer(owner.jwt));
         if (res.status !== 200) failures.push(`GET ${path}: ${res.status} ${res.body.code}`);
       }
     }

@@ -167,7 +167,7 @@ describe('the OpenStack provider', () => {
       expect(w.fake.callsTo('compute', 'POST').length - before).toBe(1);
     });
 
-    it('a call without an answer times out (1 s here, 10 s in production) into 502, without a retry', async () => {
+    it('a call without an answer times out (2 s here, 10 s in production) into 502, without a retry', async () => {
       const before = w.fake.callsTo('compute', 'GET').length;
       w.fake.fail({ service: 'compute', method: 'GET', hang: true });
       const res = await servers(w.projectId).expect(502);

@@ -40,7 +40,10 @@ export interface CloudWorld {
   close(): Promise<void>;
 }
 
-/** The API configured for the fake (or another replica of `shareWith`), calls timing out after 1 s. */
+/**
+ * The API configured for the fake (or another replica of `shareWith`), calls timing out after
+ * 2 s (on a loaded machine an answer may take over a second).
+ */
 export function createCloudApp(
   fake: FakeOpenStack,
   options: { shareWith?: TestApp; config?: Partial<AppConfig> } = {},
@@ -48,7 +51,7 @@ export function createCloudApp(
   return createApiTestApp({
     shareWith: options.shareWith,
     config: { platformAdmin: PLATFORM, openstack: fake.config(), ...options.config },
-    override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(1000),
+    override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(2000),
   });
 }
 
@@ -57,7 +60,7 @@ export const PLATFORM = { login: 'root@platform.example', password: 'platform ad
 /**
  * The API against a fake OpenStack, with an organization of three projects (two granted every
  * openstack and dns kind, one bare), its admin, a developer and a viewer, and a stranger
- * organization with a granted project of its own. Upstream calls time out after 1 s here.
+ * organization with a granted project of its own. Upstream calls time out after 2 s here.
  * `config` adds settings (e.g. `dnsResolver`).
  */
 export async function createCloudWorld(

@@ -5,6 +5,7 @@ import { cinderService } from './cinder.js';
 import { type DesignateOptions, designateService } from './designate.js';
 import { type FakeReply, type FakeService, json, ProjectResources } from './fake-service.js';
 import { FakeKeystone } from './keystone.js';
+import { neutronService } from './neutron.js';
 import { FAKE_IMAGES, glanceService, novaService } from './nova.js';
 import { octaviaService } from './octavia.js';
 
@@ -79,6 +80,7 @@ export class FakeOpenStack {
     this.register(cinderService(this.resources));
     this.register(octaviaService(this.resources));
     this.register(designateService(this.resources, this.designate));
+    this.register(neutronService(this.resources));
   }
 
   static async start(options: FakeOpenStackOptions = {}): Promise<FakeOpenStack> {

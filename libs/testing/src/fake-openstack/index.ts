@@ -5,3 +5,4 @@ export * from './fake-service.js';
 export * from './keystone.js';
 export * from './nova.js';
 export * from './octavia.js';
+export * from './neutron.js';
