@@ -42,7 +42,7 @@ describe('object-storage users over the RGW Admin Ops API', () => {
     // RGW has the user with exactly that key and the default quota, enforced.
     const stored = w.fake.store.users.get(uid)!;
     expect([...stored.keys]).toEqual([[user.access_key, user.secret_key]]);
-    expect(stored.quota).toMatchObject({ enabled: true, max_size: 524288000 * 1024 });
+    expect(stored.quota).toMatchObject({ enabled: true, max_size: 524288000n * 1024n });
     // The exact Admin Ops calls, signed with the admin key for us-east-1 (service s3).
     const calls = w.fake.received.slice(before);
     expect(calls.map((c) => [c.endpoint, c.method, c.path, c.query])).toEqual([

@@ -213,13 +213,20 @@ export class FakeRgw {
         ? ''
         : typeof reply.body === 'string'
           ? reply.body
-          : JSON.stringify(reply.body);
+          : int64Json(reply.body);
     res.writeHead(reply.status, {
       ...(payload && typeof reply.body !== 'string' ? { 'content-type': 'application/json' } : {}),
       ...reply.headers,
     });
     res.end(payload);
   }
+}
+
+/** JSON with RGW's 64-bit integers written out exactly, as RGW's formatter does. */
+function int64Json(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'bigint' ? `__int64:${v}` : v,
+  ).replace(/"__int64:(-?\d+)"/g, '$1');
 }
 
 function errorCodeOf(reply: RgwReply): string | null {

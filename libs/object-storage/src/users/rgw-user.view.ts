@@ -70,17 +70,22 @@ export function summaryOf(row: RgwUserRow): RgwUserSummaryResponse {
 }
 
 /**
- * Our quota from RGW's: `max_size` (bytes) is the truth, negative meaning no limit; RGW's own
- * `max_size_kb` rounds it as an unsigned number, so it shows 0 or a huge number for "no limit".
- * Releases before `max_size` existed only had `max_size_kb`.
+ * Our quota from RGW's. `max_size` (bytes) says whether there is a limit: negative means none,
+ * and RGW's `max_size_kb`, rounded from it as an unsigned number, then shows 0 or a huge number.
+ * For a limit, `max_size_kb` is exact where `max_size` may not be: near 2^63 bytes a JSON number
+ * loses the last digits. Releases before `max_size` existed only had `max_size_kb`.
  */
 export function quotaOf(quota: RgwQuotaInfo): RgwQuotaResponse {
   const enabled = quota.enabled === true;
+  const kb = typeof quota.max_size_kb === 'number' ? quota.max_size_kb : undefined;
   if (typeof quota.max_size === 'number') {
-    return { max_size_kb: quota.max_size < 0 ? -1 : Math.ceil(quota.max_size / 1024), enabled };
+    if (quota.max_size < 0) return { max_size_kb: -1, enabled };
+    return {
+      max_size_kb: kb !== undefined && kb >= 0 ? kb : Math.ceil(quota.max_size / 1024),
+      enabled,
+    };
   }
-  const kb = quota.max_size_kb ?? -1;
-  return { max_size_kb: kb < 0 ? -1 : kb, enabled };
+  return { max_size_kb: kb === undefined || kb < 0 ? -1 : kb, enabled };
 }
 
 export function userOf(row: RgwUserRow, info: RgwUserInfo, quota: RgwQuotaInfo): RgwUserResponse {

@@ -9,8 +9,8 @@ export interface RgwReply {
 
 export interface FakeRgwQuota {
   enabled: boolean;
-  /** Bytes; negative: no limit. */
-  max_size: number;
+  /** Bytes, a signed 64-bit number as RGW keeps it; negative: no limit. */
+  max_size: bigint;
   max_objects: number;
 }
 
@@ -44,8 +44,8 @@ export interface Caller {
 type Params = Map<string, string>;
 
 /** RGW's `rgw_rounded_kb`: bytes to KB rounded up, computed on an unsigned 64-bit number. */
-export const roundedKb = (bytes: number) =>
-  Number(BigInt.asIntN(64, BigInt.asUintN(64, BigInt(bytes) + 1023n) / 1024n));
+export const roundedKb = (bytes: bigint | number) =>
+  BigInt.asIntN(64, BigInt.asUintN(64, BigInt(bytes) + 1023n) / 1024n);
 
 const quotaDump = (q: FakeRgwQuota) => ({
   enabled: q.enabled,
@@ -182,7 +182,7 @@ export class RgwStore {
       swift_keys: [],
       caps: [],
       op_mask: 'read, write, delete',
-      bucket_quota: quotaDump({ enabled: false, max_size: -1, max_objects: -1 }),
+      bucket_quota: quotaDump({ enabled: false, max_size: -1n, max_objects: -1 }),
       user_quota: quotaDump(user.quota),
       temp_url_keys: [],
       type: 'rgw',
@@ -231,7 +231,7 @@ export class RgwStore {
       tenant,
       displayName: q.get('display-name')!,
       suspended: false,
-      quota: { enabled: false, max_size: -1, max_objects: -1 },
+      quota: { enabled: false, max_size: -1n, max_objects: -1 },
       keys: new Map(),
     };
     this.users.set(uid, user);
@@ -254,7 +254,7 @@ export class RgwStore {
       if (value === undefined) continue;
       if (!/^-?\d+$/.test(value)) return adminError(400, 'InvalidArgument', `bad ${param}`);
       // strtoll, then a multiplication in signed 64-bit arithmetic, as RGW does.
-      next.max_size = Number(BigInt.asIntN(64, BigInt(value) * scale));
+      next.max_size = BigInt.asIntN(64, BigInt(value) * scale);
     }
     user.quota = next;
     return ok();
@@ -335,7 +335,7 @@ export class RgwStore {
       creation_time: b.createdAt.toISOString().replace(/Z$/, '000Z'),
       max_marker: '0#',
       usage: b.objects > 0 ? { 'rgw.main': stats(b.size, b.objects) } : {},
-      bucket_quota: quotaDump({ enabled: false, max_size: -1, max_objects: -1 }),
+      bucket_quota: quotaDump({ enabled: false, max_size: -1n, max_objects: -1 }),
     };
   }
 
