@@ -46,6 +46,11 @@ export class RgwClient implements OnModuleDestroy {
     return this.config.rgw;
   }
 
+  /** Throws 503 `provider_not_configured` when the RGW_* settings are unset. */
+  requireConfigured(): void {
+    void this.settings;
+  }
+
   /** An Admin Ops call, answering RGW's parsed JSON. */
   admin<T>(
     method: 'GET' | 'PUT' | 'POST' | 'DELETE',

@@ -52,7 +52,7 @@ export class RgwUsersService {
 
   /** From our table alone: no RGW call per user. */
   async list(principal: Principal): Promise<RgwUserSummaryResponse[]> {
-    void this.client.settings; // 503 when RGW is not configured, like every /rgw route
+    this.client.requireConfigured(); // 503 like every /rgw route, though no call is made
     return (await this.repository.listForProject(projectOf(principal).projectId)).map(summaryOf);
   }
 
@@ -62,7 +62,7 @@ export class RgwUsersService {
 
   /** The user of the caller's project with this id; 404 from anywhere else. */
   async find(principal: Principal, id: string): Promise<RgwUserRow> {
-    void this.client.settings;
+    this.client.requireConfigured();
     const row = await this.repository.findInProject(projectOf(principal).projectId, id);
     if (!row) throw notFound();
     return row;
@@ -70,7 +70,7 @@ export class RgwUsersService {
 
   /** Creates the user in its organization's tenant with the default quota; shows the secret once. */
   async create(principal: Principal, body: CreateRgwUserBody): Promise<RgwUserWithSecretResponse> {
-    void this.client.settings;
+    this.client.requireConfigured();
     const { organizationId, projectId } = projectOf(principal);
     if (await this.repository.nameTaken(organizationId, body.name)) {
       throw new CloudException(
