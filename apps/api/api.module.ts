@@ -12,6 +12,7 @@ import { DatabaseModule } from '@platform/database';
 import { AlertInsightsModule, EscalationModule } from '@platform/escalation';
 import { IdentityModule, PlatformAdminModule } from '@platform/identity';
 import { NotificationsModule } from '@platform/notifications';
+import { ObjectStorageModule } from '@platform/object-storage';
 import { RostersModule } from '@platform/oncall';
 import { OpenStackModule } from '@platform/openstack';
 import { QueueModule } from '@platform/queue';
@@ -42,6 +43,7 @@ export class ApiModule {
         RostersModule,
         EscalationModule,
         OpenStackModule,
+        ObjectStorageModule,
       ],
     };
   }

@@ -17,6 +17,11 @@ export interface CloudRouteOptions {
   /** Axis B, on creates: the kind of the feature the project must have Available. */
   capability?: { feature: FeatureKey; kind: string };
   /**
+   * Only platform admins, whatever the membership (an org admin or a member's token included):
+   * for changes the platform operator keeps, such as object-storage quotas and locks.
+   */
+  platformAdmin?: boolean;
+  /**
    * The route's own failures beside the shared ones (every change documents the upstream's 409,
    * every route the upstream failures of rule 4).
    */
@@ -36,6 +41,12 @@ const PROJECT_ERRORS: readonly ErrorDoc[] = [
   ],
 ];
 
+const PLATFORM_ADMIN_ERROR: ErrorDoc = [
+  403,
+  'forbidden',
+  'the caller is not a platform admin (org admins and their tokens included)',
+];
+
 /**
  * A project-scoped cloud route (4-cloud-resources.md, rules 1 and 2): the project comes from
  * the `project_id` query parameter (or a create's body), Axis A checks the permission, Axis B
@@ -46,7 +57,12 @@ export function CloudRoute(options: CloudRouteOptions) {
   const [, level] = options.permission.split(':') as [Category, Level];
   const capability = options.capability;
   return applyDecorators(
-    Authenticated({ scope: 'project', projectIn: 'query', permission: options.permission }),
+    Authenticated({
+      scope: 'project',
+      projectIn: 'query',
+      permission: options.permission,
+      ...(options.platformAdmin ? { platformAdmin: true } : {}),
+    }),
     ApiQuery({
       name: 'project_id',
       required: level !== 'create',
@@ -60,6 +76,7 @@ export function CloudRoute(options: CloudRouteOptions) {
     ApiErrors(
       ...PERMISSION_ROUTE_ERRORS,
       ...(level === 'read' ? [] : [CSRF_ERROR, UPSTREAM_CONFLICT]),
+      ...(options.platformAdmin ? [PLATFORM_ADMIN_ERROR] : []),
       ...(capability
         ? [
             [

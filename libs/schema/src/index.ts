@@ -5,6 +5,7 @@ import { inMigrationOrder, type TableOwnership } from '@platform/database';
 import { ESCALATION_MIGRATIONS, ESCALATION_TABLES } from '@platform/escalation';
 import { IDENTITY_MIGRATIONS, IDENTITY_TABLES } from '@platform/identity';
 import { NOTIFICATIONS_MIGRATIONS, NOTIFICATIONS_TABLES } from '@platform/notifications';
+import { OBJECT_STORAGE_MIGRATIONS, OBJECT_STORAGE_TABLES } from '@platform/object-storage';
 import { ONCALL_TABLES } from '@platform/oncall';
 import { OPENSTACK_MIGRATIONS, OPENSTACK_TABLES } from '@platform/openstack';
 
@@ -23,6 +24,7 @@ export const MIGRATIONS = inMigrationOrder(
   ESCALATION_MIGRATIONS,
   AUDIT_MIGRATIONS,
   OPENSTACK_MIGRATIONS,
+  OBJECT_STORAGE_MIGRATIONS,
 );
 
 /** Who owns each table: only the owner writes it (checked by table-ownership.spec.ts). */
@@ -35,4 +37,5 @@ export const TABLE_OWNERSHIP: readonly TableOwnership[] = [
   ESCALATION_TABLES,
   AUDIT_TABLES,
   OPENSTACK_TABLES,
+  OBJECT_STORAGE_TABLES,
 ];

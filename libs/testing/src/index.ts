@@ -17,3 +17,4 @@ export * from './private-servers.js';
 export * from './tls-certificate.js';
 export * from './eventually.js';
 export * from './fake-openstack/index.js';
+export * from './fake-rgw.js';

@@ -61,6 +61,8 @@ describe('loadConfig', () => {
       RGW_ADMIN_URL: 'http://rgw:7480',
       RGW_ACCESS_KEY: 'ak',
       RGW_SECRET_KEY: 'sk',
+      RGW_REGION: 'eu-central-1',
+      RGW_S3_URL: 'https://s3.example.com/',
       TEST_ALERT_AUTO_RESOLVE_SECONDS: '60',
       SIGNED_LINK_TTL_SECONDS: '3600',
       DIGEST_FLUSH_INTERVAL_SECONDS: '300',
@@ -83,7 +85,13 @@ describe('loadConfig', () => {
         authToken: 'tok',
         from: '+4930123456',
       },
-      rgw: { adminUrl: 'http://rgw:7480', accessKey: 'ak', secretKey: 'sk' },
+      rgw: {
+        adminUrl: 'http://rgw:7480',
+        accessKey: 'ak',
+        secretKey: 'sk',
+        region: 'eu-central-1',
+        s3Url: 'https://s3.example.com',
+      },
       testAlertAutoResolveSeconds: 60,
       signedLinkTtlSeconds: 3600,
       digestFlushIntervalSeconds: 300,
@@ -93,6 +101,21 @@ describe('loadConfig', () => {
       outboundAllowPrivateNetworks: true,
       metricsToken: 'scrape-0123456789abcdef',
     });
+  });
+
+  it('signs RGW requests for us-east-1 and sends S3 calls to the admin URL unless told otherwise', () => {
+    expect(
+      loadConfig({ RGW_ADMIN_URL: 'http://rgw:7480/', RGW_ACCESS_KEY: 'ak', RGW_SECRET_KEY: 'sk' })
+        .rgw,
+    ).toEqual({
+      adminUrl: 'http://rgw:7480',
+      accessKey: 'ak',
+      secretKey: 'sk',
+      region: 'us-east-1',
+      s3Url: 'http://rgw:7480',
+    });
+    // The region and S3 URL alone configure nothing.
+    expect(loadConfig({ RGW_REGION: 'x', RGW_S3_URL: 'http://s3:80' }).rgw).toBeNull();
   });
 
   it('reads METRICS_TOKEN in the operators too, which read no SECRET_KEY', () => {
@@ -244,6 +267,19 @@ describe('loadConfig', () => {
     [
       { PHONE_API_URL: 'http://x', PHONE_FROM: '+1' },
       'PHONE_ACCOUNT_SID, PHONE_AUTH_TOKEN must be set together with',
+    ],
+    [
+      { RGW_ADMIN_URL: 'http://rgw:7480', RGW_ACCESS_KEY: 'ak' },
+      'RGW_SECRET_KEY must be set together with RGW_ADMIN_URL, RGW_ACCESS_KEY',
+    ],
+    [
+      {
+        RGW_ADMIN_URL: 'http://rgw:7480',
+        RGW_ACCESS_KEY: 'ak',
+        RGW_SECRET_KEY: 'sk',
+        RGW_S3_URL: 'ftp://s3',
+      },
+      'RGW_S3_URL must use http or https',
     ],
   ])('rejects %j naming the variable', (env, expected) => {
     expect(problemsOf(env).join('\n')).toContain(expected);

@@ -15,10 +15,16 @@ export interface PhoneProviderConfig {
   from: string;
 }
 
+/** The Ceph RGW behind /rgw (4-cloud-resources.md, Object storage). */
 export interface RgwAdminConfig {
+  /** RGW_ADMIN_URL: where the Admin Ops API (`/admin/...`) is reached. */
   adminUrl: string;
   accessKey: string;
   secretKey: string;
+  /** RGW_REGION: the SigV4 signing region, default `us-east-1`. */
+  region: string;
+  /** RGW_S3_URL: the S3 endpoint bucket creates are sent to, default the admin URL. */
+  s3Url: string;
 }
 
 /** Keystone v3 of the OpenStack cloud behind /cloud, /dns and VPN (4-cloud-resources.md). */
@@ -290,12 +296,19 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   });
   if (phone) phone.apiUrl = read.url('PHONE_API_URL', phone.apiUrl, ['http', 'https'])!;
 
-  const rgw = read.group({
+  const rgwCredentials = read.group({
     adminUrl: 'RGW_ADMIN_URL',
     accessKey: 'RGW_ACCESS_KEY',
     secretKey: 'RGW_SECRET_KEY',
   });
-  if (rgw) rgw.adminUrl = read.url('RGW_ADMIN_URL', rgw.adminUrl, ['http', 'https'])!;
+  const rgwAdminUrl =
+    rgwCredentials && read.url('RGW_ADMIN_URL', rgwCredentials.adminUrl, ['http', 'https'])!;
+  const rgw: RgwAdminConfig | null = rgwCredentials && {
+    ...rgwCredentials,
+    adminUrl: rgwAdminUrl!,
+    region: read.string('RGW_REGION', 'us-east-1'),
+    s3Url: read.url('RGW_S3_URL', rgwAdminUrl, ['http', 'https'])!,
+  };
 
   const openstackCredentials = read.group({
     authUrl: 'OPENSTACK_AUTH_URL',

@@ -1,0 +1,7 @@
+import type { TableOwnership } from '@platform/database';
+
+/** The tables only the object-storage library writes. */
+export const OBJECT_STORAGE_TABLES: TableOwnership = {
+  library: 'object-storage',
+  tables: ['rgw_user'],
+};
