@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { KubeCluster, UpstreamMetrics } from '@platform/cloud-core';
 import { APP_CONFIG, type AppConfig } from '@platform/core';
 import type { KubeClient } from '@platform/kube';
@@ -13,7 +13,7 @@ export const GARDEN_CALL_TIMEOUT_MS = Symbol('GARDEN_CALL_TIMEOUT_MS');
  * not on the first customer request).
  */
 @Injectable()
-export class GardenCluster implements OnModuleInit {
+export class GardenCluster implements OnApplicationBootstrap {
   private readonly cluster: KubeCluster;
 
   constructor(
@@ -30,7 +30,7 @@ export class GardenCluster implements OnModuleInit {
     );
   }
 
-  onModuleInit(): void {
+  onApplicationBootstrap(): void {
     if (!this.cluster.configured) return;
     try {
       void this.cluster.kube;
