@@ -8,6 +8,7 @@ import {
 import { AlertingModule } from '@platform/alerting';
 import { AuditModule } from '@platform/audit';
 import { CapabilitiesModule } from '@platform/capabilities';
+import { KubernetesClustersModule } from '@platform/clusters';
 import { DatabaseModule } from '@platform/database';
 import { AlertInsightsModule, EscalationModule } from '@platform/escalation';
 import { IdentityModule, PlatformAdminModule } from '@platform/identity';
@@ -44,6 +45,7 @@ export class ApiModule {
         EscalationModule,
         OpenStackModule,
         ObjectStorageModule,
+        KubernetesClustersModule,
       ],
     };
   }
