@@ -6,6 +6,7 @@ import {
   HttpContractModule,
 } from '@platform/core';
 import { AlertingModule } from '@platform/alerting';
+import { AppsModule } from '@platform/apps';
 import { AuditModule } from '@platform/audit';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { DatabaseModule } from '@platform/database';
@@ -42,6 +43,7 @@ export class ApiModule {
         RostersModule,
         EscalationModule,
         OpenStackModule,
+        AppsModule,
       ],
     };
   }
