@@ -135,6 +135,23 @@ describe('apps: Flux HelmReleases of a project', () => {
     expect(releaseOf(w, 'site')?.spec?.chart?.spec.chart).toBe('nginx');
   });
 
+  it('puts a chart source changed by hand back as the table says, on the next create of its kind', async () => {
+    const source = w.kube.get<KubeObject<{ url: string }>>(
+      HelmRepositoryKind,
+      'platform-apps',
+      'nextcloud',
+    )!;
+    w.kube.put(HelmRepositoryKind, {
+      ...source,
+      spec: { ...source.spec, url: 'oci://mirror.example.com/charts', type: 'oci' },
+    });
+    await create('files-2', 'nextcloud', VALUES.nextcloud, w.otherProjectId).expect(201);
+    expect(
+      w.kube.get<KubeObject<{ url: string }>>(HelmRepositoryKind, 'platform-apps', 'nextcloud')
+        ?.spec,
+    ).toEqual({ url: 'https://nextcloud.github.io/helm/', interval: '1h' });
+  });
+
   it("lists the project's apps by name, each status and last deploy from the Ready condition", async () => {
     reconcile(w, 'shop', 'True', { at: '2024-05-01T10:00:00Z' });
     reconcile(w, 'blog', 'False');
@@ -154,7 +171,8 @@ describe('apps: Flux HelmReleases of a project', () => {
       ['shop', 'ready', '2024-05-01T10:00:00Z'],
       ['site', 'progressing', null],
     ]);
-    expect((await get(apps(w.otherProjectId)).expect(200)).body.data).toEqual([]);
+    const other = (await get(apps(w.otherProjectId)).expect(200)).body.data;
+    expect(other.map((a: { name: string }) => a.name)).toEqual(['files-2']);
   });
 
   it('reads the list from the informer: no call per item, and none at all once it has synced', async () => {

@@ -9,7 +9,6 @@ import {
   type HelmRelease,
   HelmReleaseKind,
 } from '@platform/apps';
-import type { AppConfig } from '@platform/core';
 import { type KindRef, KubeClient, type KubeObject } from '@platform/kube';
 import { expectEventually, FakeKubeApiServer, type TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
@@ -76,13 +75,17 @@ export interface AppsWorld {
   close(): Promise<void>;
 }
 
-/** The API against the apps cluster `kube`, configured through APPS_KUBECONFIG. */
+/**
+ * The API with APPS_KUBECONFIG at `kubeconfigPath` (null: unset); with `shareWith`, another
+ * replica of that app (its database, its accounts), to be closed first.
+ */
 export async function createAppsApp(
   kubeconfigPath: string | null,
-  config: Partial<AppConfig> = {},
+  shareWith?: TestApp,
 ): Promise<TestApp> {
   return createApiTestApp({
-    config: { platformAdmin: PLATFORM, appsKubeconfig: kubeconfigPath, ...config },
+    shareWith,
+    config: { platformAdmin: PLATFORM, appsKubeconfig: kubeconfigPath },
   });
 }
 
