@@ -6,6 +6,7 @@ import {
   HttpContractModule,
 } from '@platform/core';
 import { AlertingModule } from '@platform/alerting';
+import { AppsModule } from '@platform/apps';
 import { AuditModule } from '@platform/audit';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { KubernetesClustersModule } from '@platform/clusters';
@@ -46,6 +47,7 @@ export class ApiModule {
         OpenStackModule,
         ObjectStorageModule,
         KubernetesClustersModule,
+        AppsModule,
       ],
     };
   }

@@ -253,6 +253,7 @@ describe('role ceiling', () => {
         [
           'alerts',
           'apps',
+          'workspaces',
           'compute',
           'dns',
           'kubernetes',
@@ -280,6 +281,7 @@ describe('role ceiling', () => {
           'network',
           'kubernetes',
           'apps',
+          'workspaces',
           'vpn',
           'billing',
         ].map((c) => `${c}:*`),

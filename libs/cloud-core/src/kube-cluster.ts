@@ -46,10 +46,11 @@ export class KubeCluster {
 
   /** Runs calls against the cluster; their failures answer by rule 4. */
   async run<T>(service: string, call: (kube: KubeClient) => Promise<T>): Promise<T> {
-    const kube = this.kube;
+    if (!this.kubeconfigPath) throw providerNotConfigured(this.provider, this.variable);
     const started = process.hrtime.bigint();
     try {
-      const result = await call(kube);
+      // Inside: a kubeconfig file that cannot be read fails here, and answers by rule 4 too.
+      const result = await call(this.kube);
       this.metrics?.observe(this.provider, service, 'ok', started);
       return result;
     } catch (error) {

@@ -59,6 +59,14 @@ describe('KubeCluster', () => {
     expect({ status: error.status, code: error.code }).toEqual({ status, code });
   });
 
+  it('maps a kubeconfig file that cannot be read to a retryable 502, not a 500', async () => {
+    await expect(cluster.run('shoots', () => Promise.resolve(1))).rejects.toMatchObject({
+      status: 502,
+      code: 'provider_unavailable',
+      retryable: true,
+    });
+  });
+
   it('maps no answer (refused, timed out) to a retryable 502', () => {
     const error = cluster.failure(new Error('connect ECONNREFUSED 127.0.0.1:1'));
     expect({ status: error.status, code: error.code, retryable: error.retryable }).toEqual({

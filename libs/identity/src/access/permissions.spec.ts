@@ -25,6 +25,7 @@ const README_TABLE: Record<string, [string, string, string, string, string]> = {
   network: ['rcud', 'rcud', 'rcu', 'r', ''],
   kubernetes: ['rcud', 'rcud', 'rcu', 'r', ''],
   apps: ['rcud', 'rcud', 'rcu', 'r', ''],
+  workspaces: ['rcud', 'rcud', 'rcu', 'r', ''],
   vpn: ['rcud', 'rcud', 'rcu', 'r', ''],
   billing: ['rcud', '', '', '', 'rcud'],
 };

@@ -19,6 +19,7 @@ export const CATEGORIES = [
   'network',
   'kubernetes',
   'apps',
+  'workspaces',
   'vpn',
   'billing',
 ] as const;
@@ -59,6 +60,7 @@ export const ROLE_PERMISSIONS: Record<Role, PermissionSet> = {
         'network',
         'kubernetes',
         'apps',
+        'workspaces',
         'dns',
         'rgw',
         'vpn',
