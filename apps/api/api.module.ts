@@ -15,6 +15,7 @@ import { NotificationsModule } from '@platform/notifications';
 import { RostersModule } from '@platform/oncall';
 import { OpenStackModule } from '@platform/openstack';
 import { QueueModule } from '@platform/queue';
+import { WebhooksModule } from '@platform/webhooks';
 
 /** The REST API: composes the contract plumbing and the domain modules. */
 @Module({})
@@ -42,6 +43,7 @@ export class ApiModule {
         RostersModule,
         EscalationModule,
         OpenStackModule,
+        WebhooksModule,
       ],
     };
   }

@@ -7,6 +7,7 @@ import { IDENTITY_MIGRATIONS, IDENTITY_TABLES } from '@platform/identity';
 import { NOTIFICATIONS_MIGRATIONS, NOTIFICATIONS_TABLES } from '@platform/notifications';
 import { ONCALL_TABLES } from '@platform/oncall';
 import { OPENSTACK_MIGRATIONS, OPENSTACK_TABLES } from '@platform/openstack';
+import { WEBHOOKS_MIGRATIONS, WEBHOOKS_TABLES } from '@platform/webhooks';
 
 /*
  * The whole schema, composed from the libraries that own its parts. It lives above every
@@ -23,6 +24,7 @@ export const MIGRATIONS = inMigrationOrder(
   ESCALATION_MIGRATIONS,
   AUDIT_MIGRATIONS,
   OPENSTACK_MIGRATIONS,
+  WEBHOOKS_MIGRATIONS,
 );
 
 /** Who owns each table: only the owner writes it (checked by table-ownership.spec.ts). */
@@ -35,4 +37,5 @@ export const TABLE_OWNERSHIP: readonly TableOwnership[] = [
   ESCALATION_TABLES,
   AUDIT_TABLES,
   OPENSTACK_TABLES,
+  WEBHOOKS_TABLES,
 ];
