@@ -35,7 +35,7 @@ export class OrganizationWebhooks1764000000024 implements MigrationInterface {
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         webhook_id uuid NOT NULL REFERENCES organization_webhook (id) ON DELETE CASCADE,
         received_at timestamptz NOT NULL,
-        -- As sent (null when the body had no string type), cut to 200 characters.
+        -- As sent (null when the body had no string type), cut to 1024 characters.
         event_type text,
         resource_url text,
         digest text,

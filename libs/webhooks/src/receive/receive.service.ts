@@ -80,6 +80,9 @@ export class WebhookReceiveService {
       }
     } catch (error) {
       await this.receipts.record({ ...receipt, outcome: 'failed', error: describe(error) });
+      // The apps pinned before the failure stay pinned; a retry will find them unchanged.
+      const pinned = receipt.apps.filter((app) => app.changed);
+      await this.announce(webhook.organization_id, pinned, event.resourceUrl);
       throw error;
     }
     const reconciled = receipt.apps.filter((app) => app.changed);
