@@ -18,6 +18,7 @@ import { ObjectStorageModule } from '@platform/object-storage';
 import { RostersModule } from '@platform/oncall';
 import { OpenStackModule } from '@platform/openstack';
 import { QueueModule } from '@platform/queue';
+import { WebhooksModule } from '@platform/webhooks';
 
 /** The REST API: composes the contract plumbing and the domain modules. */
 @Module({})
@@ -48,6 +49,7 @@ export class ApiModule {
         ObjectStorageModule,
         KubernetesClustersModule,
         AppsModule,
+        WebhooksModule,
       ],
     };
   }

@@ -3,12 +3,19 @@ import { AlertingWorkerModule } from '@platform/alerting';
 import { EscalationWorkerModule } from '@platform/escalation';
 import { MailerModule } from '@platform/mail';
 import { NotificationsWorkerModule } from '@platform/notifications';
+import { WebhooksWorkerModule } from '@platform/webhooks';
 
 /**
  * Every module with `@OnJob` processors. Kept apart from WorkerModule so integration tests can
  * run the same processors inside an API test app.
  */
 @Module({
-  imports: [MailerModule, NotificationsWorkerModule, AlertingWorkerModule, EscalationWorkerModule],
+  imports: [
+    MailerModule,
+    NotificationsWorkerModule,
+    AlertingWorkerModule,
+    EscalationWorkerModule,
+    WebhooksWorkerModule,
+  ],
 })
 export class WorkerProcessorsModule {}

@@ -20,6 +20,8 @@ export enum JobName {
   EscalationPages = 'escalations.pages',
   EscalationPageSends = 'escalations.page-sends',
   TestAlertResolve = 'alerts.test-resolve',
+  OrganizationWebhookDeliver = 'organization-webhooks.deliver',
+  OrganizationWebhooksPrune = 'organization-webhooks.prune',
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
@@ -74,6 +76,13 @@ export interface JobPayloads extends Record<JobName, unknown> {
    * sooner; a job that runs early does nothing (the worker's sweep enqueues it again when due).
    */
   [JobName.TestAlertResolve]: { alertId: string; resolveAt: string };
+  /**
+   * One signed POST of an organization_webhook_delivery row (an app or cluster event to an
+   * organization webhook's url); retried with backoff, each attempt recorded.
+   */
+  [JobName.OrganizationWebhookDeliver]: { deliveryId: string };
+  /** Daily: drops organization webhook deliveries and receipts past their 90-day retention. */
+  [JobName.OrganizationWebhooksPrune]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -91,6 +100,8 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.EscalationPages]: QueueName.Pages,
   [JobName.EscalationPageSends]: QueueName.PageSends,
   [JobName.TestAlertResolve]: QueueName.Escalations,
+  [JobName.OrganizationWebhookDeliver]: QueueName.Deliveries,
+  [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

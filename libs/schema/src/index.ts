@@ -8,6 +8,7 @@ import { NOTIFICATIONS_MIGRATIONS, NOTIFICATIONS_TABLES } from '@platform/notifi
 import { OBJECT_STORAGE_MIGRATIONS, OBJECT_STORAGE_TABLES } from '@platform/object-storage';
 import { ONCALL_TABLES } from '@platform/oncall';
 import { OPENSTACK_MIGRATIONS, OPENSTACK_TABLES } from '@platform/openstack';
+import { WEBHOOKS_MIGRATIONS, WEBHOOKS_TABLES } from '@platform/webhooks';
 
 /*
  * The whole schema, composed from the libraries that own its parts. It lives above every
@@ -25,6 +26,7 @@ export const MIGRATIONS = inMigrationOrder(
   AUDIT_MIGRATIONS,
   OPENSTACK_MIGRATIONS,
   OBJECT_STORAGE_MIGRATIONS,
+  WEBHOOKS_MIGRATIONS,
 );
 
 /** Who owns each table: only the owner writes it (checked by table-ownership.spec.ts). */
@@ -38,4 +40,5 @@ export const TABLE_OWNERSHIP: readonly TableOwnership[] = [
   AUDIT_TABLES,
   OPENSTACK_TABLES,
   OBJECT_STORAGE_TABLES,
+  WEBHOOKS_TABLES,
 ];

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { OrganizationWebhookDeliveriesRepository } from './deliveries.repository.js';
+import {
+  ORGANIZATION_WEBHOOK_POLICY,
+  organizationWebhookPolicyProvider,
+} from './delivery-policy.js';
+import { WebhookEvents } from './webhook-events.service.js';
+
+/**
+ * `WebhookEvents`, for any library that tells organizations about their apps, clusters and
+ * servers; works in the API and in the worker (it only writes rows and queues jobs).
+ */
+@Module({
+  providers: [
+    organizationWebhookPolicyProvider,
+    OrganizationWebhookDeliveriesRepository,
+    WebhookEvents,
+  ],
+  exports: [ORGANIZATION_WEBHOOK_POLICY, OrganizationWebhookDeliveriesRepository, WebhookEvents],
+})
+export class WebhookEventsModule {}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { ListResult } from '@platform/core';
+import type { Principal } from '@platform/identity';
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  OrganizationWebhookDeliveriesRepository,
+} from '../delivery/deliveries.repository.js';
+import { ReceiptsRepository, type ReceiptRow } from '../receive/receipts.repository.js';
+import type { WebhookDeliveryResponseDto, WebhookReceiptResponseDto } from '../webhooks.openapi.js';
+import { WebhooksService } from './webhooks.service.js';
+
+export const HISTORY_DEFAULT_LIMIT = 25;
+export const HISTORY_MAX_LIMIT = 200;
+
+export interface Paging {
+  limit: number;
+  offset: number;
+}
+
+/** Paging like the other history lists: never a 422, out-of-range values are clamped. */
+export function historyPaging(limit?: string, offset?: string): Paging {
+  const parsedLimit = Number.parseInt(limit ?? '', 10);
+  const parsedOffset = Number.parseInt(offset ?? '', 10);
+  return {
+    limit: Number.isNaN(parsedLimit)
+      ? HISTORY_DEFAULT_LIMIT
+      : Math.min(HISTORY_MAX_LIMIT, Math.max(1, parsedLimit)),
+    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
+  };
+}
+
+/**
+ * A delivery with its attempts. `showResponses` false blanks the receivers' answers: an
+ * excerpt is for those who may edit the webhook.
+ */
+export function deliveryView(
+  row: DeliveryRow,
+  attempts: AttemptRow[],
+  showResponses: boolean,
+): WebhookDeliveryResponseDto {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event: row.event,
+    status: row.status,
+    attempt_count: row.attempts,
+    last_attempt_at: row.last_attempt_at,
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+    payload: row.payload,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.started_at,
+      response_status: a.response_status,
+      response_body: showResponses ? a.response_body : null,
+      error: a.error,
+      duration_ms: a.duration_ms,
+    })),
+  };
+}
+
+export function receiptView(row: ReceiptRow): WebhookReceiptResponseDto {
+  return {
+    id: row.id,
+    received_at: row.received_at,
+    event_type: row.event_type,
+    resource_url: row.resource_url,
+    digest: row.digest,
+    outcome: row.outcome,
+    apps: row.apps,
+    error: row.error,
+  };
+}
+
+/** What a webhook did: its outbound deliveries and its inbound receipts, newest first. */
+@Injectable()
+export class WebhookHistoryService {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly deliveries: OrganizationWebhookDeliveriesRepository,
+    private readonly receipts: ReceiptsRepository,
+  ) {}
+
+  async deliveryPage(
+    principal: Principal,
+    id: string,
+    paging: Paging & { showResponses: boolean },
+  ) {
+    await this.webhooks.found(principal, id);
+    const page = await this.deliveries.page(id, paging.limit, paging.offset);
+    return new ListResult(
+      page.items.map((d) => deliveryView(d, d.attempt_list, paging.showResponses)),
+      page.total,
+    );
+  }
+
+  async receiptPage(principal: Principal, id: string, paging: Paging) {
+    await this.webhooks.found(principal, id);
+    const page = await this.receipts.page(id, paging.limit, paging.offset);
+    return new ListResult(page.items.map(receiptView), page.total);
+  }
+}

@@ -1,0 +1,12 @@
+import type { TableOwnership } from '@platform/database';
+
+/** The tables only the webhooks library writes. */
+export const WEBHOOKS_TABLES: TableOwnership = {
+  library: 'webhooks',
+  tables: [
+    'organization_webhook',
+    'organization_webhook_delivery',
+    'organization_webhook_delivery_attempt',
+    'organization_webhook_receipt',
+  ],
+};
