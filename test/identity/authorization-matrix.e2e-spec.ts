@@ -88,6 +88,14 @@ describe('authorization matrix', () => {
       .expect(201);
     ids['/projects/:project_id/feature_requests/:id'] = featureRequest.body.data.id as string;
     await alertingFixtures(project.body.data.id as string);
+    const webhook = await t
+      .request()
+      .post(`/webhooks?organization_id=${owner.organizationId}`)
+      .set(bearer(owner.jwt))
+      .send({ webhook: { name: 'registry', url: 'https://hooks.example.com/registry' } })
+      .expect(201);
+    for (const path of ['', '/deliveries', '/receipts', '/receive'])
+      ids[`/webhooks/:id${path}`] = webhook.body.data.id as string;
   });
 
   afterAll(async () => {
@@ -316,7 +324,11 @@ describe('authorization matrix', () => {
           queries[path] ??
           (scoped(route)?.projectIn === 'query' ? tenantQuery(route, path) : undefined);
         const res = await call(route, concrete(path), query).set(bearer(owner.jwt));
-        if (res.status !== 200) failures.push(`GET ${path}: ${res.status} ${res.body.code}`);
+        // Past the access checks, a provider the matrix does not stand up (the garden, the
+        // apps cluster, RGW) answers its own 503: the owner got through, the stranger did not.
+        const unconfigured = res.status === 503 && res.body.code === 'provider_not_configured';
+        if (res.status !== 200 && !unconfigured)
+          failures.push(`GET ${path}: ${res.status} ${res.body.code}`);
       }
     }
     expect(failures).toEqual([]);
