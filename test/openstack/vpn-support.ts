@@ -6,6 +6,16 @@ export interface Peer {
   id: string;
   ikepolicy_id: string;
   ipsecpolicy_id: string;
+  local_ep_group_id: string;
+  peer_ep_group_id: string;
+  [field: string]: unknown;
+}
+
+export interface Gateway {
+  id: string;
+  router_id: string;
+  local_subnet_id: string;
+  local_cidr: string;
   [field: string]: unknown;
 }
 
@@ -38,11 +48,26 @@ export function vpnOf(w: CloudWorld) {
     inOrg: (collection: string) => [
       ...w.fake.resources.collection(orgProject(), collection).values(),
     ],
-    createGateway: async (name = 'main') =>
-      (await api.post(gateways, { name }).expect(201)).body.data as {
-        id: string;
-        router_id: string;
-      },
+    createGateway: async (name = 'main', extra: Record<string, unknown> = {}) =>
+      (await api.post(gateways, { name, ...extra }).expect(201)).body.data as Gateway,
+    /** The ids of what the organization's project holds of each kind a gateway is made of. */
+    orgState: () =>
+      Object.fromEntries(
+        [
+          'networks',
+          'subnets',
+          'ports',
+          'routers',
+          'vpnservices',
+          'endpoint_groups',
+          'ikepolicies',
+          'ipsecpolicies',
+          'ipsec_site_connections',
+        ].map((collection) => [
+          collection,
+          [...w.fake.resources.collection(orgProject(), collection).keys()].sort(),
+        ]),
+      ),
     createPeer: async (gatewayId: string, extra: Record<string, unknown> = {}) =>
       (await api.post(`${gateways}/${gatewayId}/vpn_peers`, peerBody(extra)).expect(201)).body
         .data as Peer,

@@ -46,6 +46,7 @@ export const FLOATING_IPS = kind(
 export const VPN_SERVICES = kind('vpn/vpnservices', 'vpnservice', 'vpnservices');
 export const IKE_POLICIES = kind('vpn/ikepolicies', 'ikepolicy', 'ikepolicies');
 export const IPSEC_POLICIES = kind('vpn/ipsecpolicies', 'ipsecpolicy', 'ipsecpolicies');
+export const ENDPOINT_GROUPS = kind('vpn/endpoint-groups', 'endpoint_group', 'endpoint_groups');
 export const IPSEC_SITE_CONNECTIONS = kind(
   'vpn/ipsec-site-connections',
   'ipsec_site_connection',

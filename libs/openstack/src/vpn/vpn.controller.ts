@@ -33,11 +33,12 @@ export class VpnController {
   @ApiUpstreamData({
     status: 201,
     properties: GATEWAY,
-    description: 'the new gateway, on a router of its own with an external address',
+    description:
+      'the new gateway, on a router of its own with an external address and a local subnet',
   })
   @VpnRoute(
     'create',
-    invalidDoc('name, description or external_network_id'),
+    invalidDoc('name, description, external_network_id or local_cidr'),
     [404, 'not_found', 'no network has the `external_network_id`'],
     UPSTREAM_CONFLICT,
   )
@@ -47,7 +48,9 @@ export class VpnController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiNoContentResponse({ description: 'the gateway, its peers and its router are deleted' })
+  @ApiNoContentResponse({
+    description: 'the gateway, its peers, its router and its local subnet and network are deleted',
+  })
   @VpnRoute('delete', GATEWAY_404, UPSTREAM_CONFLICT)
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.gateways.delete(principal, id);
@@ -64,6 +67,7 @@ export class VpnController {
     GATEWAY_404,
     invalidDoc('name, peer_address, peer_id, peer_cidrs, psk, mtu, ike or ipsec'),
     UPSTREAM_CONFLICT,
+    [409, 'conflict', 'the gateway has no local subnet (made before gateways had one)'],
   )
   createPeer(
     @CurrentPrincipal() principal: Principal,
@@ -92,7 +96,7 @@ export class VpnController {
 
   @Delete(':gateway_id/vpn_peers/:id')
   @HttpCode(204)
-  @ApiNoContentResponse({ description: 'the peer and its policies are deleted' })
+  @ApiNoContentResponse({ description: 'the peer, its endpoint groups and policies are deleted' })
   @VpnRoute('delete', PEER_404, UPSTREAM_CONFLICT)
   deletePeer(
     @CurrentPrincipal() principal: Principal,

@@ -19,7 +19,38 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IsCidr, IsOmittable, Satisfies } from '../network/validators.js';
+import { IsCidr, IsOmittable, parseCidr, Satisfies } from '../network/validators.js';
+
+/** The network of a gateway's local side when the body names none. */
+export const DEFAULT_LOCAL_CIDR = '10.250.0.0/24';
+
+/**
+ * A gateway's local side is IPv4, /16 to /29: a /29 still leaves the router's address and a
+ * few hosts, and a wider network than /16 would take so much private space that it would
+ * likely overlap the networks of the peers.
+ */
+const IsLocalCidr = () =>
+  Satisfies(
+    'isLocalCidr',
+    (value) => {
+      const cidr = typeof value === 'string' ? parseCidr(value) : null;
+      // What is not a CIDR at all is IsCidr's to report.
+      return !cidr || (cidr.version === 4 && cidr.prefix >= 16 && cidr.prefix <= 29);
+    },
+    'must be an IPv4 network of prefix /16 to /29',
+  );
+
+/**
+ * A gateway's local side is IPv4 (`local_cidr`), and Neutron refuses a connection whose sides
+ * are of different IP versions.
+ */
+const IsIpv4Cidrs = () =>
+  Satisfies(
+    'isIpv4Cidr',
+    (value) => typeof value !== 'string' || parseCidr(value)?.version !== 6,
+    (_value, _body, field) => `each of ${field} must be IPv4, as the gateway's local side is`,
+    { each: true },
+  );
 
 /** POST /organizations/{org_id}/vpn_gateways. */
 export class CreateVpnGatewayBody {
@@ -41,6 +72,17 @@ export class CreateVpnGatewayBody {
   @IsOmittable()
   @IsUUID()
   external_network_id?: string;
+
+  @ApiPropertyOptional({
+    default: DEFAULT_LOCAL_CIDR,
+    description:
+      "the IPv4 network of the gateway's local side: a subnet made with it on its router, which " +
+      "the tunnels connect to the peers' networks; written as its network address, /16 to /29",
+  })
+  @IsOmittable()
+  @IsCidr({ exact: true })
+  @IsLocalCidr()
+  local_cidr?: string;
 }
 
 export const ENCRYPTION_ALGORITHMS = ['aes-128', 'aes-192', 'aes-256'];
@@ -147,11 +189,18 @@ export class CreateVpnPeerBody extends PeerFields {
   @IsPeerAddress()
   peer_address!: string;
 
-  @ApiProperty({ type: [String], minItems: 1, maxItems: 32, example: ['192.168.10.0/24'] })
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: 32,
+    example: ['192.168.10.0/24'],
+    description: "the peer's IPv4 networks, each written as its network address",
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(32)
-  @IsCidr({ each: true })
+  @IsCidr({ exact: true, each: true })
+  @IsIpv4Cidrs()
   peer_cidrs!: string[];
 
   @ApiProperty({
@@ -198,12 +247,18 @@ export class UpdateVpnPeerBody extends PeerFields {
   @IsPeerAddress()
   peer_address?: string;
 
-  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 32 })
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: 32,
+    description: 'replaces all of them (the peer gets a new endpoint group)',
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(32)
-  @IsCidr({ each: true })
+  @IsCidr({ exact: true, each: true })
+  @IsIpv4Cidrs()
   peer_cidrs?: string[];
 
   @ApiPropertyOptional({ writeOnly: true, minLength: 8, maxLength: 255, description: 'a new key' })

@@ -22,12 +22,17 @@ export const PEER = {
   gateway_id: { ...STRING, description: 'the gateway (`vpnservice_id`)' },
   peer_address: STRING,
   peer_id: STRING,
-  peer_cidrs: STRING_LIST,
+  peer_cidrs: { ...STRING_LIST, description: "the peer's networks (its peer endpoint group's)" },
   mtu: INTEGER,
   admin_state_up: BOOLEAN,
   status: STRING,
   ikepolicy_id: { ...STRING, description: "the peer's own IKE policy" },
   ipsecpolicy_id: { ...STRING, description: "the peer's own IPsec policy" },
+  local_ep_group_id: {
+    ...STRING,
+    description: "the peer's own endpoint group of the gateway's local subnet",
+  },
+  peer_ep_group_id: { ...STRING, description: "the peer's own endpoint group of its networks" },
   psk: { not: {}, description: 'never present: the pre-shared key is write-only' },
 };
 export const GATEWAY = {
@@ -37,6 +42,14 @@ export const GATEWAY = {
   status: STRING,
   router_id: { ...STRING, description: 'the router made for the gateway' },
   external_address: { ...NULLABLE_STRING, description: 'the address peers connect to' },
+  local_cidr: {
+    ...NULLABLE_STRING,
+    description: 'the network of its local side, which the tunnels connect to the peers',
+  },
+  local_subnet_id: {
+    ...NULLABLE_STRING,
+    description: 'the subnet made for its local side, on its router',
+  },
   peers: {
     type: 'array',
     items: { type: 'object', additionalProperties: true, required: ['id'], properties: PEER },

@@ -14,6 +14,7 @@ import {
   refuse,
   text,
 } from './neutron-state.js';
+import { refuseSubnetsInVpnUse } from './neutron-vpn-endpoints.js';
 
 const ROUTER_FIELDS = [
   'name',
@@ -209,6 +210,7 @@ export function routerRoutes(on: NeutronRoute, state: NeutronState): void {
       );
     }
     const subnets = (port.fixed_ips as FixedIp[]).map((ip) => ip.subnet_id);
+    refuseSubnetsInVpnUse(state, r.projectId, id, subnets);
     const behind = floatingIpsVia(r.projectId, id).find((f) =>
       state
         .list(r.projectId, 'ports')

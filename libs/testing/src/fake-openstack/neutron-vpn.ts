@@ -11,6 +11,11 @@ import {
   refuse,
   text,
 } from './neutron-state.js';
+import {
+  attachedToRouter,
+  checkConnectionSides,
+  endpointGroupRoutes,
+} from './neutron-vpn-endpoints.js';
 
 const OWNER = ['tenant_id', 'project_id'];
 const SERVICE_FIELDS = [
@@ -93,9 +98,11 @@ function checkLifetime(body: Record<string, unknown>) {
 }
 
 /**
- * VPNaaS: VPN services on a router with an external gateway, IKE and IPsec policies, and IPsec
- * site connections tying them to a peer. Objects in use answer 409 on delete; connections
- * show their pre-shared key, as Neutron does.
+ * VPNaaS: VPN services on a router with an external gateway, IKE and IPsec policies, endpoint
+ * groups, and IPsec site connections tying them to a peer. A connection's local and peer sides
+ * are checked as Neutron checks them (see `checkConnectionSides`). Objects in use answer 409 on
+ * delete (endpoint groups 400, as Neutron does); connections show their pre-shared key, as
+ * Neutron does.
  */
 export function vpnRoutes(on: NeutronRoute, state: NeutronState): void {
   const vpnservice = (projectId: string, id: string) =>
@@ -118,8 +125,17 @@ export function vpnRoutes(on: NeutronRoute, state: NeutronState): void {
     if (!gateway) {
       refuse(400, 'RouterIsNotExternal', `Router ${router.id} has no external network gateway set`);
     }
-    if (body.subnet_id)
-      state.find(r.projectId, 'subnets', text(body.subnet_id), 'Subnet', 'Subnet');
+    if (body.subnet_id) {
+      const subnetId = text(body.subnet_id);
+      state.find(r.projectId, 'subnets', subnetId, 'Subnet', 'Subnet');
+      if (!attachedToRouter(state, r.projectId, router.id, subnetId)) {
+        refuse(
+          400,
+          'SubnetIsNotConnectedToRouter',
+          `Subnet ${subnetId} is not connected to Router ${router.id}`,
+        );
+      }
+    }
     const addressOf = (version: number) =>
       gateway!.external_fixed_ips.find((ip) => parseAddress(ip.ip_address)?.version === version)
         ?.ip_address ?? null;
@@ -214,6 +230,8 @@ export function vpnRoutes(on: NeutronRoute, state: NeutronState): void {
     },
   );
 
+  endpointGroupRoutes(on, state);
+
   const connection = (projectId: string, id: string) =>
     state.find(
       projectId,
@@ -244,7 +262,7 @@ export function vpnRoutes(on: NeutronRoute, state: NeutronState): void {
         badRequest(`Failed to parse request. Required attribute '${required}' not specified`);
       }
     }
-    vpnservice(r.projectId, text(body.vpnservice_id));
+    const service = vpnservice(r.projectId, text(body.vpnservice_id));
     state.find(r.projectId, 'ikepolicies', text(body.ikepolicy_id), 'IKEPolicy', 'IKEPolicy');
     state.find(
       r.projectId,
@@ -254,6 +272,7 @@ export function vpnRoutes(on: NeutronRoute, state: NeutronState): void {
       'IPsecPolicy',
     );
     checkConnection(body);
+    checkConnectionSides(state, r.projectId, service, body);
     const made = state.stamp(r.projectId, {
       name: '',
       local_id: '',
@@ -281,7 +300,9 @@ export function vpnRoutes(on: NeutronRoute, state: NeutronState): void {
     ).find((field) => !CONNECTION_UPDATE_FIELDS.includes(field));
     if (readOnly) badRequest(`Cannot update read-only attribute ${readOnly}`);
     const body = bodyOf(r, 'ipsec_site_connection', CONNECTION_UPDATE_FIELDS);
+    const service = vpnservice(r.projectId, text(target.vpnservice_id));
     checkConnection(body);
+    checkConnectionSides(state, r.projectId, service, { ...target, ...body });
     return ok({ ipsec_site_connection: state.update(target, body) });
   });
   on('DELETE', /^\/v2\.0\/vpn\/ipsec-site-connections\/([^/]+)$/, (r, [id]) => {

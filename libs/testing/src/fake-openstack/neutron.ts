@@ -24,6 +24,7 @@ import {
 import { routerRoutes } from './neutron-routers.js';
 import { ensureDefaultSecurityGroup, securityGroupRoutes } from './neutron-security-groups.js';
 import { vpnRoutes } from './neutron-vpn.js';
+import { refuseSubnetInEndpointGroup } from './neutron-vpn-endpoints.js';
 
 export { FAKE_EXTERNAL_NETWORK, NEUTRON_SERVICE_PROJECT } from './neutron-state.js';
 
@@ -135,6 +136,7 @@ export function neutronService(resources: ProjectResources): FakeService {
   });
   on('DELETE', /^\/v2\.0\/subnets\/([^/]+)$/, (r, [id]) => {
     const subnet = state.find(r.projectId, 'subnets', id, 'Subnet', 'Subnet');
+    refuseSubnetInEndpointGroup(state, r.projectId, id);
     const allocated = state
       .allPorts()
       .some((p) => (p.fixed_ips as Array<{ subnet_id: string }>).some((ip) => ip.subnet_id === id));
