@@ -6,8 +6,11 @@ import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '@platform/core';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** Lines of a process's output kept for the message of a failure. */
-const KEPT_LINES = 200;
+/**
+ * Lines of a process's output kept (for a failure's message, and as the start of `output`): the
+ * API alone logs some 400 lines as it starts, one per route, so keep all of a start.
+ */
+const KEPT_LINES = 2000;
 
 export type Deployable = 'api' | 'worker' | 'migrate' | 'backup-operator' | 'groupware-operator';
 
