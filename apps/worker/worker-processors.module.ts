@@ -3,6 +3,7 @@ import { AlertingWorkerModule } from '@platform/alerting';
 import { EscalationWorkerModule } from '@platform/escalation';
 import { MailerModule } from '@platform/mail';
 import { NotificationsWorkerModule } from '@platform/notifications';
+import { OpenStackWorkerModule } from '@platform/openstack';
 import { WebhooksWorkerModule } from '@platform/webhooks';
 
 /**
@@ -16,6 +17,7 @@ import { WebhooksWorkerModule } from '@platform/webhooks';
     AlertingWorkerModule,
     EscalationWorkerModule,
     WebhooksWorkerModule,
+    OpenStackWorkerModule,
   ],
 })
 export class WorkerProcessorsModule {}

@@ -3,8 +3,12 @@ import { type AppConfig, CoreModule } from '@platform/core';
 import { DatabaseModule } from '@platform/database';
 import { QueueModule, WorkerRuntimeModule } from '@platform/queue';
 import { WorkerProcessorsModule } from './worker-processors.module.js';
+import { WorkerWatchersModule } from './worker-watchers.module.js';
 
-/** The background worker: the job processors of every domain module, run by BullMQ. */
+/**
+ * The background worker: the job processors of every domain module, run by BullMQ, and the
+ * watches that turn cluster state into webhook events.
+ */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -16,6 +20,7 @@ export class WorkerModule {
         QueueModule,
         WorkerRuntimeModule,
         WorkerProcessorsModule,
+        WorkerWatchersModule,
       ],
     };
   }

@@ -5,7 +5,7 @@ import {
 } from '@platform/clusters';
 import type { AppConfig } from '@platform/core';
 import type { TestApp } from '@platform/testing';
-import { createApiTestApp } from '../support/api-app.js';
+import { type ApiTestAppOptions, createApiTestApp } from '../support/api-app.js';
 import { seedAccount, seedMember } from '../support/factories.js';
 import { bearer, login, type TestAccount } from '../support/identity.js';
 import { FakeGarden } from './gardener-fixtures.js';
@@ -38,13 +38,18 @@ export interface ClusterWorld {
   close(): Promise<void>;
 }
 
+/** How the API test app runs besides its routes: with the worker's processors or watches. */
+export type ClusterAppExtras = Pick<ApiTestAppOptions, 'withWorker' | 'imports'>;
+
 /** The API against the fake garden (or another replica of `shareWith`), calls timing out after 2 s. */
 export function createClusterApp(
   garden: FakeGarden,
-  options: { shareWith?: TestApp; config?: Partial<AppConfig> } = {},
+  options: { shareWith?: TestApp; config?: Partial<AppConfig> } & ClusterAppExtras = {},
 ): Promise<TestApp> {
   return createApiTestApp({
     shareWith: options.shareWith,
+    withWorker: options.withWorker,
+    imports: options.imports,
     config: { platformAdmin: PLATFORM, gardenKubeconfig: garden.kubeconfigPath, ...options.config },
     override: (builder) =>
       builder
@@ -72,9 +77,9 @@ export function clusterBody(extra: Record<string, unknown> = {}): Record<string,
  * kubernetes kind `cluster`, one bare), its admin, a developer, an operator and a viewer, and a
  * stranger organization with a granted project of its own.
  */
-export async function createClusterWorld(): Promise<ClusterWorld> {
+export async function createClusterWorld(extras: ClusterAppExtras = {}): Promise<ClusterWorld> {
   const garden = await FakeGarden.start();
-  const t = await createClusterApp(garden);
+  const t = await createClusterApp(garden, extras);
   const owner = await seedAccount(t, 'owner@k8s.example', 'Cluster Org');
   const developer = await seedMember(t, owner, 'dev@k8s.example', 'developer');
   const operator = await seedMember(t, owner, 'ops@k8s.example', 'operator');

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@platform/core';
-import { OPENSTACK_CALL_TIMEOUT_MS } from '@platform/openstack';
+import { OPENSTACK_CALL_TIMEOUT_MS, SERVER_WATCH_POLL_MS } from '@platform/openstack';
 import { FakeOpenStack, type TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
 import { seedAccount, seedMember } from '../support/factories.js';
@@ -46,12 +46,19 @@ export interface CloudWorld {
  */
 export function createCloudApp(
   fake: FakeOpenStack,
-  options: { shareWith?: TestApp; config?: Partial<AppConfig> } = {},
+  options: { shareWith?: TestApp; config?: Partial<AppConfig>; withWorker?: boolean } = {},
 ): Promise<TestApp> {
   return createApiTestApp({
     shareWith: options.shareWith,
+    withWorker: options.withWorker,
     config: { platformAdmin: PLATFORM, openstack: fake.config(), ...options.config },
-    override: (builder) => builder.overrideProvider(OPENSTACK_CALL_TIMEOUT_MS).useValue(2000),
+    override: (builder) =>
+      builder
+        .overrideProvider(OPENSTACK_CALL_TIMEOUT_MS)
+        .useValue(2000)
+        // With the worker's processors: servers are looked at every 100 ms, not 5 s.
+        .overrideProvider(SERVER_WATCH_POLL_MS)
+        .useValue(100),
   });
 }
 
@@ -61,13 +68,13 @@ export const PLATFORM = { login: 'root@platform.example', password: 'platform ad
  * The API against a fake OpenStack, with an organization of three projects (two granted every
  * openstack and dns kind, one bare), its admin, a developer and a viewer, and a stranger
  * organization with a granted project of its own. Upstream calls time out after 2 s here.
- * `config` adds settings (e.g. `dnsResolver`).
+ * `config` adds settings (e.g. `dnsResolver`); `withWorker` runs the worker's processors too.
  */
 export async function createCloudWorld(
-  options: { config?: Partial<AppConfig> } = {},
+  options: { config?: Partial<AppConfig>; withWorker?: boolean } = {},
 ): Promise<CloudWorld> {
   const fake = await FakeOpenStack.start();
-  const t = await createCloudApp(fake, { config: options.config });
+  const t = await createCloudApp(fake, options);
   // Keystone's token expiry follows the app's clock, so tests can move both.
   fake.keystone.now = () => t.clock.now().getTime();
 

@@ -7,3 +7,6 @@ export * from './apps/app-releases.js';
 export * from './apps/app-view.js';
 export * from './apps/app-routes.module.js';
 export * from './workspaces/workspaces.service.js';
+export * from './events/app-events.module.js';
+export * from './events/app-events.watcher.js';
+export * from './events/app-transitions.js';

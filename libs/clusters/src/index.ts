@@ -7,3 +7,6 @@ export * from './garden/gardener-kinds.js';
 export * from './garden-core.module.js';
 export * from './kubernetes-clusters.module.js';
 export * from './tenancy/garden-projects.service.js';
+export * from './events/cluster-events.module.js';
+export * from './events/cluster-events.watcher.js';
+export * from './events/cluster-transitions.js';

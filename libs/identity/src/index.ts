@@ -17,6 +17,7 @@ export * from './identity.openapi.js';
 export * from './identity.module.js';
 export * from './organizations/memberships.repository.js';
 export * from './organizations/projects.repository.js';
+export * from './organizations/projects-read.module.js';
 export * from './passwords/password-reset.service.js';
 export * from './tokens/tokens.repository.js';
 export * from './tokens/tokens.service.js';

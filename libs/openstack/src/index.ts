@@ -7,3 +7,6 @@ export * from './openstack-core.module.js';
 export * from './tenancy/tenant-cloud.js';
 export * from './tables.js';
 export * from './tenancy/keystone-projects.service.js';
+export * from './openstack-worker.module.js';
+export * from './compute/server-watch.processor.js';
+export * from './compute/server-watch.repository.js';

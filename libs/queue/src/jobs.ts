@@ -22,6 +22,7 @@ export enum JobName {
   TestAlertResolve = 'alerts.test-resolve',
   OrganizationWebhookDeliver = 'organization-webhooks.deliver',
   OrganizationWebhooksPrune = 'organization-webhooks.prune',
+  OpenStackServerWatch = 'openstack.server-watch',
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
@@ -83,6 +84,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
   [JobName.OrganizationWebhookDeliver]: { deliveryId: string };
   /** Daily: drops organization webhook deliveries and receipts past their 90-day retention. */
   [JobName.OrganizationWebhooksPrune]: Record<string, never>;
+  /**
+   * Every few seconds: reads the servers created through the platform that are still in BUILD
+   * (one Nova list per Keystone project) and tells `server.active` for those that are up.
+   */
+  [JobName.OpenStackServerWatch]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -102,6 +108,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.TestAlertResolve]: QueueName.Escalations,
   [JobName.OrganizationWebhookDeliver]: QueueName.Deliveries,
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
+  [JobName.OpenStackServerWatch]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

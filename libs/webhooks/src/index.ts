@@ -3,6 +3,7 @@ export * from './delivery/delivery.processor.js';
 export * from './delivery/prune.processor.js';
 export * from './delivery/webhook-events.module.js';
 export * from './delivery/webhook-events.service.js';
+export * from './events/transition-watcher.js';
 export * from './receive/container-apps.js';
 export * from './receive/push-event.js';
 export * from './secrets.js';

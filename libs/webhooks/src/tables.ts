@@ -8,5 +8,6 @@ export const WEBHOOKS_TABLES: TableOwnership = {
     'organization_webhook_delivery',
     'organization_webhook_delivery_attempt',
     'organization_webhook_receipt',
+    'organization_webhook_event',
   ],
 };

@@ -90,8 +90,10 @@ export interface HelmReleaseSpec {
 export interface HelmReleaseStatus {
   observedGeneration?: number;
   conditions?: Condition[];
+  /** Flux v2: the chart version of the last install or upgrade attempted. */
+  lastAttemptedRevision?: string;
   /** Flux v2: the release's snapshots, newest first. */
-  history?: Array<{ lastDeployed?: string; status?: string }>;
+  history?: Array<{ lastDeployed?: string; status?: string; chartVersion?: string }>;
 }
 
 export type HelmRelease = KubeObject<HelmReleaseSpec, HelmReleaseStatus>;

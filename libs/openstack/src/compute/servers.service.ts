@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CloudAudit } from '@platform/cloud-core';
+import { Clock } from '@platform/core';
 import type { Principal } from '@platform/identity';
 import { TenantClouds } from '../tenancy/tenant-cloud.js';
 import { novaKeypairName, withTenantKeyName } from './keypair-names.js';
+import { ServerWatchRepository } from './server-watch.repository.js';
 import type { CreateServerBody } from './servers.dto.js';
 
 export type UpstreamObject = Record<string, unknown> & { id: string };
@@ -13,6 +15,8 @@ export class ServersService {
   constructor(
     private readonly clouds: TenantClouds,
     private readonly audit: CloudAudit,
+    private readonly watch: ServerWatchRepository,
+    private readonly clock: Clock,
   ) {}
 
   async list(principal: Principal): Promise<UpstreamObject[]> {
@@ -34,7 +38,10 @@ export class ServersService {
     return withTenantKeyName(cloud, server);
   }
 
-  /** Nova answers a create with the id only: the server is read back, as it stands (BUILD). */
+  /**
+   * Nova answers a create with the id only: the server is read back, as it stands (BUILD). The
+   * worker watches it from here until it settles, to tell the organization when it is ACTIVE.
+   */
   async create(principal: Principal, body: CreateServerBody): Promise<UpstreamObject> {
     const { project_id: _project, ...server } = body;
     const cloud = await this.clouds.ofProject(principal);
@@ -48,6 +55,12 @@ export class ServersService {
           : server,
       },
     });
+    await this.watch.record(
+      created.server.id,
+      principal.projectId!,
+      principal.organizationId!,
+      this.clock.now(),
+    );
     await this.audit.record(
       principal,
       'servers.create',

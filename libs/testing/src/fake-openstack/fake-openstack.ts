@@ -53,6 +53,8 @@ export class FakeOpenStack {
   readonly calls: ReceivedCall[] = [];
   /** How long new servers stay in BUILD. */
   serverBuildMs = 50;
+  /** Servers per page of Nova's `servers/detail`. */
+  serverPageSize = 1000;
   /** Designate's timings and page size, changeable while it runs. */
   readonly designate: DesignateOptions = { activateMs: 50, pageSize: 20 };
   private readonly services = new Map<string, FakeService>();
@@ -74,6 +76,8 @@ export class FakeOpenStack {
       novaService(this.resources, {
         buildMs: () => this.serverBuildMs,
         imageExists: (id) => FAKE_IMAGES.some((image) => image.id === id),
+        pageSize: () => this.serverPageSize,
+        origin: () => this.origin,
       }),
     );
     this.register(glanceService());

@@ -26,6 +26,10 @@ export interface NovaOptions {
   buildMs: () => number;
   /** The project's images, to check `imageRef`. */
   imageExists: (id: string) => boolean;
+  /** Servers per page of `servers/detail` (Nova's `max_limit`, 1000 by default). */
+  pageSize: () => number;
+  /** Where the fake listens, for the absolute links Nova answers. */
+  origin: () => string;
 }
 
 /**
@@ -50,9 +54,29 @@ export function novaService(resources: ProjectResources, options: NovaOptions): 
     return visible;
   };
   return new FakeService('compute', '/compute/v2.1')
-    .on('GET', /^\/servers\/detail$/, (r) =>
-      json(200, { servers: [...servers(r.projectId).values()].map(withStatus) }),
-    )
+    .on('GET', /^\/servers\/detail$/, (r) => {
+      // Paged as Nova pages: up to the limit after `marker`, and a `next` link on a full page.
+      const all = [...servers(r.projectId).values()].map(withStatus);
+      const marker = r.query.get('marker');
+      const start = marker ? all.findIndex((server) => server.id === marker) + 1 : 0;
+      if (marker && start === 0) return badRequest(`marker [${marker}] not found`);
+      const limit = Math.min(Number(r.query.get('limit') ?? Infinity), options.pageSize());
+      const page = all.slice(start, start + limit);
+      const last = page.at(-1)?.id as string | undefined;
+      return json(200, {
+        servers: page,
+        ...(page.length === limit && last
+          ? {
+              servers_links: [
+                {
+                  rel: 'next',
+                  href: `${options.origin()}/compute/v2.1/servers/detail?limit=${limit}&marker=${last}`,
+                },
+              ],
+            }
+          : {}),
+      });
+    })
     .on('GET', /^\/servers\/([^/]+)$/, (r, [id]) => {
       const server = servers(r.projectId).get(id);
       return server ? json(200, { server: withStatus(server) }) : novaNotFound(`Instance ${id}`);

@@ -48,6 +48,16 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
+/**
+ * One transition of one object, told once: `source` the kind of object (`helmrelease`,
+ * `shoot`, `server`), `objectUid` its uid, `transition` what happened to it.
+ */
+export interface EventClaim {
+  source: string;
+  objectUid: string;
+  transition: string;
+}
+
 const DELIVERY_COLUMNS = `id, webhook_id, event, payload, status, attempts, last_attempt_at,
   next_attempt_at, created_at`;
 
@@ -77,6 +87,63 @@ export class OrganizationWebhookDeliveriesRepository {
       [organizationId, event, JSON.stringify(payload), at],
     );
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * As createForOrganization, once per transition: claims `claim` in organization_webhook_event
+   * and writes the deliveries only when the claim is new, in one statement, so concurrent
+   * callers (worker replicas) cannot both deliver and a crash cannot leave a claim without
+   * its deliveries. Returns null when the transition was claimed before.
+   */
+  async createOnce(
+    claim: EventClaim,
+    organizationId: string,
+    event: string,
+    payload: { type: string; timestamp: string; data: unknown },
+    at: Date,
+  ): Promise<string[] | null> {
+    const rows: Array<{ claimed: number; ids: string[] }> = await this.dataSource.query(
+      `WITH claimed AS (
+         INSERT INTO organization_webhook_event
+           (source, object_uid, transition, organization_id, event, emitted_at)
+         VALUES ($5, $6, $7, $1, $2, $4)
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       ), delivered AS (
+         INSERT INTO organization_webhook_delivery
+           (webhook_id, organization_id, event, payload, status, attempts, next_attempt_at, created_at)
+         SELECT w.id, w.organization_id, $2, $3::jsonb, 'pending', 0, $4, $4
+           FROM organization_webhook w
+          WHERE w.organization_id = $1 AND EXISTS (SELECT 1 FROM claimed)
+          ORDER BY w.created_at, w.id
+         RETURNING id
+       )
+       SELECT (SELECT count(*) FROM claimed)::int AS claimed,
+              coalesce(array_agg(id::text), '{}') AS ids
+         FROM delivered`,
+      [
+        organizationId,
+        event,
+        JSON.stringify(payload),
+        at,
+        claim.source,
+        claim.objectUid,
+        claim.transition,
+      ],
+    );
+    return rows[0].claimed > 0 ? rows[0].ids : null;
+  }
+
+  /** Deletes up to `batch` claims made before `cutoff`. */
+  async pruneClaims(cutoff: Date, batch: number): Promise<number> {
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM organization_webhook_event
+        WHERE (source, object_uid, transition) IN (
+          SELECT source, object_uid, transition FROM organization_webhook_event
+           WHERE emitted_at < $1 LIMIT $2)`,
+      [cutoff, batch],
+    );
+    return count;
   }
 
   /** A page of a webhook's deliveries, newest first, each with its attempts in order. */

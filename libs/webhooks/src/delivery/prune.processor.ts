@@ -12,8 +12,10 @@ export const WEBHOOKS_PRUNE_SCHEDULER_ID = 'organization-webhooks-prune';
 export const WEBHOOKS_PRUNE_PATTERN = '45 3 * * *';
 
 /**
- * The daily retention sweep of organization webhooks: deletes deliveries (with their attempts)
- * and receipts older than 90 days, in batches so no statement holds locks for long.
+ * The daily retention sweep of organization webhooks: deletes deliveries (with their attempts),
+ * receipts and event claims older than 90 days, in batches so no statement holds locks for
+ * long. Claims that old can go: every watcher reports only transitions of the last day at most
+ * (see the watchers' catch-up windows), so none is told again.
  */
 @Injectable()
 export class OrganizationWebhooksPruneProcessor implements OnApplicationBootstrap {
@@ -46,14 +48,15 @@ export class OrganizationWebhooksPruneProcessor implements OnApplicationBootstra
   }
 
   @OnJob(JobName.OrganizationWebhooksPrune)
-  async prune(): Promise<{ deliveries: number; receipts: number }> {
+  async prune(): Promise<{ deliveries: number; receipts: number; claims: number }> {
     const cutoff = new Date(this.clock.nowMs() - WEBHOOKS_RETENTION_DAYS * 86_400_000);
     const deliveries = await this.drain((batch) => this.deliveries.prune(cutoff, batch));
     const receipts = await this.drain((batch) => this.receipts.prune(cutoff, batch));
+    const claims = await this.drain((batch) => this.deliveries.pruneClaims(cutoff, batch));
     this.logger.log(
-      `pruned ${deliveries} webhook deliveries and ${receipts} receipts before ${cutoff.toISOString()}`,
+      `pruned ${deliveries} webhook deliveries, ${receipts} receipts and ${claims} event claims before ${cutoff.toISOString()}`,
     );
-    return { deliveries, receipts };
+    return { deliveries, receipts, claims };
   }
 
   private async drain(step: (batch: number) => Promise<number>): Promise<number> {

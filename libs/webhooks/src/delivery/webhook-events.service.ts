@@ -1,9 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { deliveryJobOptions } from '@platform/alerting';
-import { Clock } from '@platform/core';
+import { Clock, Dependencies } from '@platform/core';
 import { JobName, JobQueue } from '@platform/queue';
-import { OrganizationWebhookDeliveriesRepository } from './deliveries.repository.js';
+import {
+  type EventClaim,
+  OrganizationWebhookDeliveriesRepository,
+} from './deliveries.repository.js';
 import { ORGANIZATION_WEBHOOK_POLICY, type OrganizationWebhookPolicy } from './delivery-policy.js';
+
+export type { EventClaim } from './deliveries.repository.js';
 
 /** The events organization webhooks deliver. Values are sent and stored: never rename one. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -29,6 +34,7 @@ export class WebhookEvents {
     private readonly deliveries: OrganizationWebhookDeliveriesRepository,
     private readonly jobs: JobQueue,
     @Inject(ORGANIZATION_WEBHOOK_POLICY) private readonly policy: OrganizationWebhookPolicy,
+    private readonly dependencies: Dependencies,
   ) {}
 
   /** Returns the ids of the deliveries made (none when the organization has no webhook). */
@@ -45,6 +51,34 @@ export class WebhookEvents {
       at,
     );
     await this.enqueue(ids);
+    return ids;
+  }
+
+  /**
+   * `emit`, exactly once per transition however many callers see it: the claim and the
+   * deliveries are written together, only when no one claimed the transition before (another
+   * worker replica, or this one before a restart). Returns the deliveries made, or null when
+   * the transition was told already. A claim is made even for an organization without
+   * webhooks, so a webhook added later is not told of the past. While Redis is known to be
+   * down it throws before claiming, so the caller's retry tells the event later rather than
+   * claim it with deliveries no job can send.
+   */
+  async emitOnce(
+    claim: EventClaim,
+    organizationId: string,
+    type: WebhookEventType,
+    data: Record<string, unknown>,
+  ): Promise<string[] | null> {
+    this.dependencies.assertUp('redis');
+    const at = this.clock.now();
+    const ids = await this.deliveries.createOnce(
+      claim,
+      organizationId,
+      type,
+      { type, timestamp: at.toISOString(), data },
+      at,
+    );
+    if (ids) await this.enqueue(ids);
     return ids;
   }
 
