@@ -1,6 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppException, Clock, UUID_PATTERN } from '@platform/core';
-import { WebhookEvents } from '../delivery/webhook-events.service.js';
 import { type ReceiveTarget, WebhooksRepository } from '../manage/webhooks.repository.js';
 import { presentedSecret, receiveSecretMatches } from '../secrets.js';
 import type { ReconciledAppDto, WebhookReceiveResultDto } from '../webhooks.openapi.js';
@@ -27,19 +26,17 @@ const reconciledView = (app: ReceiptApp): ReconciledAppDto => ({
  * unauthenticated ones are not, so nobody without the secret can fill the table.
  *
  * A replayed push (every matching app already at the digest) patches nothing and lists those
- * apps under `unchanged`, not `reconciled`. A cluster failure midway leaves the apps already
+ * apps under `unchanged`, not `reconciled`. Pinning tells nobody yet: `app.deployed` goes out
+ * from the worker once Flux reports the rollout Ready (or `app.failed` when it fails). A cluster failure midway leaves the apps already
  * pinned as they are; the registry's retry pins the rest and reports the first ones unchanged.
  */
 @Injectable()
 export class WebhookReceiveService {
-  private readonly logger = new Logger('webhooks');
-
   constructor(
     private readonly clock: Clock,
     private readonly webhooks: WebhooksRepository,
     private readonly receipts: ReceiptsRepository,
     private readonly apps: ContainerApps,
-    private readonly events: WebhookEvents,
   ) {}
 
   async receive(
@@ -81,15 +78,12 @@ export class WebhookReceiveService {
     } catch (error) {
       await this.receipts.record({ ...receipt, outcome: 'failed', error: describe(error) });
       // The apps pinned before the failure stay pinned; a retry will find them unchanged.
-      const pinned = receipt.apps.filter((app) => app.changed);
-      await this.announce(webhook.organization_id, pinned, event.resourceUrl);
       throw error;
     }
     const reconciled = receipt.apps.filter((app) => app.changed);
     receipt.outcome =
       reconciled.length > 0 ? 'reconciled' : receipt.apps.length > 0 ? 'unchanged' : 'no_match';
     await this.receipts.record(receipt);
-    await this.announce(webhook.organization_id, reconciled, event.resourceUrl);
     return {
       reconciled: reconciled.map(reconciledView),
       unchanged: receipt.apps.filter((app) => !app.changed).map(reconciledView),
@@ -122,35 +116,6 @@ export class WebhookReceiveService {
     };
     if (app.digest === digest) return { ...entry, changed: false };
     return (await this.apps.pin(app, digest)) ? { ...entry, changed: true } : null;
-  }
-
-  /**
-   * `app.deployed` to the organization's webhooks for each app pinned. The pins stand whatever
-   * happens here, so a failure to queue is logged, not answered.
-   */
-  private async announce(
-    organizationId: string,
-    reconciled: ReceiptApp[],
-    resourceUrl: string,
-  ): Promise<void> {
-    for (const app of reconciled) {
-      try {
-        await this.events.emit(organizationId, 'app.deployed', {
-          app: {
-            id: app.app_id,
-            project_id: app.project_id,
-            name: app.name,
-            kind: 'container',
-            digest: app.digest,
-          },
-          trigger: { type: 'registry_push', resource_url: resourceUrl },
-        });
-      } catch (error) {
-        this.logger.error(
-          `app.deployed of app ${app.app_id} was not queued: ${(error as Error).message}`,
-        );
-      }
-    }
   }
 }
 
