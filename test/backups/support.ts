@@ -330,6 +330,19 @@ export function volumeBackupHelpers(cluster: () => { server: FakeKubeApiServer; 
   };
 }
 
+/** The Standard Webhooks key of the tests' webhook Secrets (`backup-hooks`, key `secret`). */
+export const SIGNING_SECRET = `whsec_${Buffer.from('backup-operator-test-signing-key').toString('base64')}`;
+
+/** The Secret `webhooks.secretRef: {name: backup-hooks}` names, in `namespace`. */
+export function createSigningSecret(api: KubeClient, namespace: string, name = 'backup-hooks') {
+  return api.create<KubeObject>(CoreKinds.Secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace },
+    data: { secret: Buffer.from(SIGNING_SECRET).toString('base64') },
+  } as KubeObject);
+}
+
 /** The labels the operator puts on a VolumeBackup's objects (and with a job type, its CronJobs'). */
 export function childLabels(name: string, jobType?: string): Record<string, string> {
   return {

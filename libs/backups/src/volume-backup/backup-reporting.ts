@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ReconcileContext, setCondition } from '@platform/kube';
 import type { DefaultedVolumeBackupSpec } from '../api/defaults.js';
+import { VolumeBackupKind } from '../api/kinds.js';
 import type { VolumeBackup, VolumeBackupStatus, WebhookDeliveryStatus } from '../api/types.js';
 import { RunEvents, type RunEvent } from './backup-events.js';
 import { VolumeBackupMetrics } from './backup-metrics.js';
@@ -110,7 +111,7 @@ export class BackupReporting {
     const active = inputs.backupRuns.active;
     if (active) event(active.job, 'BackupStarted', `Backup job ${active.job} started`);
 
-    let deliveries: WebhookDeliveryStatus[] = previous?.webhookDeliveries ?? [];
+    let deliveries = await this.currentDeliveries(context, backup, inputs.unreported.length > 0);
     const subject = { namespace, name: backup.metadata.name ?? '', uid: backup.metadata.uid ?? '' };
     const queue = (url: string | undefined, job: string, payload: object & { event: string }) => {
       if (!url) return;
@@ -164,6 +165,26 @@ export class BackupReporting {
     }
     if (deliveries.length > 0) status.webhookDeliveries = pruneDeliveries(deliveries);
     return { status, events };
+  }
+
+  /**
+   * The deliveries as the API server has them when any may be sent: the informer's copy can
+   * predate this operator's last write (the attempt it recorded), and sending from it would
+   * repeat that attempt.
+   */
+  private async currentDeliveries(
+    context: ReconcileContext,
+    backup: VolumeBackup,
+    queueing: boolean,
+  ): Promise<WebhookDeliveryStatus[]> {
+    const cached = backup.status?.webhookDeliveries ?? [];
+    if (!queueing && !cached.some((d) => d.state === 'Pending')) return cached;
+    const fresh = await context.client.get<VolumeBackup>(
+      VolumeBackupKind,
+      backup.metadata.namespace,
+      backup.metadata.name ?? '',
+    );
+    return fresh?.status?.webhookDeliveries ?? cached;
   }
 
   async emit(context: ReconcileContext, events: RunEvent[]): Promise<void> {
