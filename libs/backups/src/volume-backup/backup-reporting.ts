@@ -79,8 +79,10 @@ export class BackupReporting {
       const field = type === 'check' ? 'check' : 'restoreTest';
       const name = type === 'check' ? 'Check' : 'RestoreTest';
       const runs = runsOfType(inputs.jobs, type);
-      if (runs.active)
-        event(runs.active.job, `${name}Started`, `${name} job ${runs.active.job} started`);
+      const label = type === 'check' ? 'Check' : 'Restore test';
+      if (runs.active) {
+        event(runs.active.job, `${name}Started`, `${label} job ${runs.active.job} started`);
+      }
       const found = await verificationResult(
         type,
         runs,
