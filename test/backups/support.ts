@@ -4,7 +4,6 @@ import { expect } from '@jest/globals';
 import {
   BackupLabels,
   BackupOperatorModule,
-  BackupWebhookNotifier,
   loadBackupCrds,
   type VolumeBackup,
   VolumeBackupKind,
@@ -47,12 +46,11 @@ export interface BackupOperator {
   app: INestApplication;
   clock: FakeClock;
   runtime: OperatorRuntime;
-  webhooks: BackupWebhookNotifier;
   /** The operator's Prometheus exposition. */
   metrics(): Promise<string>;
   /** Moves the clock (resync, requeues) and lets the work it makes due finish. */
   advance(by: Parameters<FakeClock['advance']>[0]): Promise<void>;
-  /** Resolves when nothing is queued or running and every webhook delivery has ended. */
+  /** Resolves when nothing is queued or running (webhook attempts run inside reconciles). */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
@@ -64,7 +62,8 @@ export const OPERATOR_CLOCK_START = '2024-05-03T06:00:00Z';
 /**
  * The backup operator, in-process, as apps/backup-operator composes it: probes, metrics, the
  * runtime (no leader election: one replica) and its reconcilers, against `server`, with a fake
- * clock (resyncs and requeues happen when the test moves it) and quick webhook retries.
+ * clock (resyncs, requeues and webhook retries happen when the test moves it) and short
+ * webhook backoff (50 ms doubling to 400 ms, five attempts).
  */
 export async function startBackupOperator(server: FakeKubeApiServer): Promise<BackupOperator> {
   const clock = new FakeClock(OPERATOR_CLOCK_START);
@@ -99,17 +98,12 @@ export async function startBackupOperator(server: FakeKubeApiServer): Promise<Ba
   const app = moduleRef.createNestApplication({ logger });
   await app.init();
   const runtime = app.get(OperatorRuntime, { strict: false });
-  const webhooks = app.get(BackupWebhookNotifier, { strict: false });
   await runtime.whenSynced();
-  const settled = async () => {
-    await runtime.idle();
-    await webhooks.idle();
-  };
+  const settled = () => runtime.idle();
   return {
     app,
     clock,
     runtime,
-    webhooks,
     metrics: async () =>
       (await supertest(app.getHttpServer() as Parameters<typeof supertest>[0]).get('/metrics'))
         .text,
@@ -334,6 +328,19 @@ export function volumeBackupHelpers(cluster: () => { server: FakeKubeApiServer; 
         return backup;
       }),
   };
+}
+
+/** The Standard Webhooks key of the tests' webhook Secrets (`backup-hooks`, key `secret`). */
+export const SIGNING_SECRET = `whsec_${Buffer.from('backup-operator-test-signing-key').toString('base64')}`;
+
+/** The Secret `webhooks.secretRef: {name: backup-hooks}` names, in `namespace`. */
+export function createSigningSecret(api: KubeClient, namespace: string, name = 'backup-hooks') {
+  return api.create<KubeObject>(CoreKinds.Secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace },
+    data: { secret: Buffer.from(SIGNING_SECRET).toString('base64') },
+  } as KubeObject);
 }
 
 /** The labels the operator puts on a VolumeBackup's objects (and with a job type, its CronJobs'). */

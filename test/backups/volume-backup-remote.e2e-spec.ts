@@ -6,9 +6,11 @@ import { WebhookReceiver } from '../alerting/endpoints-receiver.js';
 import {
   type BackupOperator,
   childLabels,
+  createSigningSecret,
   finishCronJobRun,
   resticSummaryLine,
   RUN,
+  SIGNING_SECRET,
   startBackupApiServer,
   startBackupOperator,
   startCronJobRun,
@@ -27,7 +29,7 @@ describe('VolumeBackup operator: backups in the cluster of a kubeconfig secret',
     api = KubeClient.fromKubeConfig(server.kubeConfig());
     remote = await FakeKubeApiServer.start();
     receiver = await WebhookReceiver.start();
-    receiver.verifying = false;
+    receiver.secrets = [SIGNING_SECRET];
     operator = await startBackupOperator(server);
   });
 
@@ -50,9 +52,11 @@ describe('VolumeBackup operator: backups in the cluster of a kubeconfig secret',
       metadata: { name: 'edge-cluster', namespace: 'vb-remote' },
       data: { kubeconfig: Buffer.from(remote.kubeconfigYaml()).toString('base64') },
     } as KubeObject);
+    // The signing Secret is read where the VolumeBackup lives, not in the remote cluster.
+    await createSigningSecret(api, 'vb-remote');
     await create('vb-remote', 'app', {
       kubeconfig: { inCluster: false, secretRef: { name: 'edge-cluster' } },
-      webhooks: { success: receiver.url('/hooks/remote') },
+      webhooks: { success: receiver.url('/hooks/remote'), secretRef: { name: 'backup-hooks' } },
     });
     const backup = await reconciled('vb-remote', 'app');
     expect(backup.status).toMatchObject({ phase: 'Pending' });

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectEventually } from '@platform/testing';
-import { LAST_NOTIFIED_JOB_ANNOTATION } from '@platform/backups';
+import { deliveryId, LAST_NOTIFIED_JOB_ANNOTATION } from '@platform/backups';
 import { KubeClient } from '@platform/kube';
 import type { FakeKubeApiServer } from '@platform/testing';
 import { WebhookReceiver } from '../alerting/endpoints-receiver.js';
 import {
   type BackupOperator,
+  createSigningSecret,
   finishCronJobRun,
   OPERATOR_CLOCK_START,
   RESYNC_PERIOD_SECONDS,
   resticSummaryLine,
   RUN,
+  SIGNING_SECRET,
   startBackupApiServer,
   startBackupOperator,
   startCronJobRun,
@@ -33,7 +35,8 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
     server = await startBackupApiServer();
     api = KubeClient.fromKubeConfig(server.kubeConfig());
     receiver = await WebhookReceiver.start();
-    receiver.verifying = false;
+    // Anything not signed with the Secret's key is answered 401 and fails the test's waits.
+    receiver.secrets = [SIGNING_SECRET];
     operator = await startBackupOperator(server);
   });
 
@@ -47,12 +50,22 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
     server,
     api,
   }));
+  const webhooksReady = {
+    type: 'WebhooksReady',
+    status: 'True',
+    reason: 'Signing',
+    message: 'Deliveries are signed with key "secret" of Secret backup-hooks',
+    lastTransitionTime: OPERATOR_CLOCK_START,
+  };
+  const CLOCK_START_MS = new Date(OPERATOR_CLOCK_START).toISOString();
 
   it('moves to Running, then Succeeded with the snapshot, and posts the success webhook once', async () => {
+    await createSigningSecret(api, 'vb-success');
     const created = await create('vb-success', 'app', {
       webhooks: {
         success: receiver.url('/hooks/success'),
         failure: receiver.url('/hooks/failure'),
+        secretRef: { name: 'backup-hooks' },
       },
     });
     await reconciled('vb-success', 'app');
@@ -95,6 +108,20 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
             message,
             lastTransitionTime: OPERATOR_CLOCK_START,
           },
+          webhooksReady,
+        ],
+        webhookDeliveries: [
+          {
+            id: deliveryId(created.metadata.uid!, run.job, 'backup.succeeded'),
+            event: 'backup.succeeded',
+            url: receiver.url('/hooks/success'),
+            job: run.job,
+            state: 'Delivered',
+            attempts: 1,
+            createdAt: CLOCK_START_MS,
+            lastAttemptTime: CLOCK_START_MS,
+            lastOutcome: 'delivered: HTTP 200',
+          },
         ],
       }),
     );
@@ -102,6 +129,10 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
     const delivered = await receiver.received.waitFor((r) => r.json.job === run.job);
     expect(delivered.path).toBe('/hooks/success');
     expect(delivered.headers['content-type']).toBe('application/json');
+    expect(delivered.headers['webhook-id']).toBe(
+      deliveryId(created.metadata.uid!, run.job, 'backup.succeeded'),
+    );
+    expect(delivered.verifiedBy).toEqual([SIGNING_SECRET]);
     expect(delivered.json).toEqual({
       event: 'backup.succeeded',
       volumeBackup: { namespace: 'vb-success', name: 'app', uid: created.metadata.uid },
@@ -111,6 +142,8 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
       startTime: RUN.started,
       completionTime: RUN.completed,
       message,
+      check: null,
+      restoreTest: null,
     });
     expect(backupOf('vb-success', 'app')!.metadata.annotations).toEqual({
       [LAST_NOTIFIED_JOB_ANNOTATION]: 'app-backup-28579860',
@@ -128,10 +161,12 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
   });
 
   it("moves to Failed with restic's error and posts the failure webhook", async () => {
+    await createSigningSecret(api, 'vb-failure');
     const created = await create('vb-failure', 'app', {
       webhooks: {
         success: receiver.url('/hooks/success'),
         failure: receiver.url('/hooks/failure'),
+        secretRef: { name: 'backup-hooks' },
       },
     });
     await reconciled('vb-failure', 'app');
@@ -164,6 +199,10 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
             message,
             lastTransitionTime: OPERATOR_CLOCK_START,
           },
+          webhooksReady,
+        ],
+        webhookDeliveries: [
+          expect.objectContaining({ event: 'backup.failed', state: 'Delivered', attempts: 1 }),
         ],
       }),
     );
@@ -178,31 +217,61 @@ describe('VolumeBackup operator: backup runs, webhooks and metrics', () => {
       startTime: RUN.started,
       completionTime: RUN.completed,
       message,
+      check: null,
+      restoreTest: null,
     });
   });
 
-  it('retries the webhook while the receiver answers 500', async () => {
-    await create('vb-retry', 'app', { webhooks: { success: receiver.url('/hooks/retry') } });
+  it('retries the webhook with backoff under one webhook-id while the receiver answers 500', async () => {
+    await createSigningSecret(api, 'vb-retry');
+    const created = await create('vb-retry', 'app', {
+      webhooks: { success: receiver.url('/hooks/retry'), secretRef: { name: 'backup-hooks' } },
+    });
     await reconciled('vb-retry', 'app');
     receiver.answer(500, 500);
     const run = { job: 'app-backup-28579862', startTime: RUN.started };
+    const id = deliveryId(created.metadata.uid!, run.job, 'backup.succeeded');
     startCronJobRun(server, 'vb-retry', 'app-backup', run);
     finishCronJobRun(server, 'vb-retry', run, {
       succeeded: true,
       completionTime: RUN.completed,
       terminationMessage: resticSummaryLine(RUN.snapshot, 2048),
     });
-    await expectEventually(() => {
-      const attempts = receiver.received.items.filter((r) => r.json.job === run.job);
-      expect(attempts.map((r) => r.status)).toEqual([500, 500, 200]);
-      expect(new Set(attempts.map((r) => r.body)).size).toBe(1);
-    });
+    const deliveryOf = () => backupOf('vb-retry', 'app')!.status?.webhookDeliveries?.[0];
+    await expectEventually(() =>
+      expect(deliveryOf()).toMatchObject({
+        id,
+        state: 'Pending',
+        attempts: 1,
+        lastOutcome: 'receiver answered 500',
+        nextAttemptTime: new Date(Date.parse(OPERATOR_CLOCK_START) + 50).toISOString(),
+      }),
+    );
+    // Retries wait for the operator's clock: nothing more happens until it moves.
     await operator.settled();
-    expect(receiver.received.items.filter((r) => r.json.job === run.job)).toHaveLength(3);
+    expect(receiver.byId(id)).toHaveLength(1);
+    await operator.advance({ ms: 50 });
+    await expectEventually(() => expect(deliveryOf()).toMatchObject({ attempts: 2 }));
+    await operator.advance({ ms: 100 });
+    await expectEventually(() =>
+      expect(deliveryOf()).toMatchObject({
+        state: 'Delivered',
+        attempts: 3,
+        lastOutcome: 'delivered: HTTP 200',
+      }),
+    );
+    const attempts = receiver.byId(id);
+    expect(attempts.map((r) => r.status)).toEqual([500, 500, 200]);
+    expect(new Set(attempts.map((r) => r.body)).size).toBe(1);
+    expect(attempts.every((r) => r.verifiedBy.length === 1)).toBe(true);
+    expect(deliveryOf()!.payload).toBeUndefined();
     expect(backupOf('vb-retry', 'app')!.status).toMatchObject({
       phase: 'Succeeded',
       volumeSize: '2Ki',
     });
+    expect(await operator.metrics()).toContain(
+      'volume_backup_webhook_attempts_total{namespace="vb-retry",name="app",outcome="retrying"} 2',
+    );
   });
 
   it('exports the time of the last success per VolumeBackup', async () => {

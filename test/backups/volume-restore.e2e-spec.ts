@@ -367,6 +367,22 @@ describe('VolumeRestore lifecycle', () => {
     expect(t.server.mutations({ kind: 'VolumeRestore', name: 'orders' })).toBe(writes);
     expect(t.server.mutations({ kind: 'Job', namespace: NS })).toBe(jobWrites);
     expect(restoreJobs('orders')).toEqual(['orders-restore-1', 'orders-restore-2']);
+
+    // One Event per attempt that started, failed or succeeded, about this restore.
+    const events = t.server
+      .list<KubeObject & { reason: string; type: string; involvedObject: { uid: string } }>(
+        CoreKinds.Event,
+        NS,
+      )
+      .filter((e) => e.involvedObject.uid === created.metadata.uid)
+      .map((e) => `${e.metadata.name} ${e.type}`)
+      .sort();
+    expect(events).toEqual([
+      'orders-restore-1.restorefailed Warning',
+      'orders-restore-1.restorestarted Normal',
+      'orders-restore-2.restorestarted Normal',
+      'orders-restore-2.restoresucceeded Normal',
+    ]);
   });
 
   it('fails once every attempt failed, keeping keepFailedJobs Jobs and the whole history', async () => {

@@ -42,3 +42,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "backup-operator.leaseName" -}}
 {{- default (printf "%s-leader" (include "backup-operator.fullname" .)) .Values.leaderElection.leaseName }}
 {{- end }}
+
+{{/*
+The namespaces the operator watches, as a JSON list: watchNamespaces, or the single
+watchNamespace; empty for every namespace.
+*/}}
+{{- define "backup-operator.watchNamespaces" -}}
+{{- if .Values.watchNamespaces -}}
+{{- .Values.watchNamespaces | toJson -}}
+{{- else -}}
+{{- compact (list .Values.watchNamespace) | toJson -}}
+{{- end -}}
+{{- end }}

@@ -1,7 +1,9 @@
 import { DynamicModule, Module, type Provider } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule } from '@platform/kube';
 import { OutboundModule } from '@platform/outbound';
+import { RunEvents } from './volume-backup/backup-events.js';
 import { VolumeBackupMetrics } from './volume-backup/backup-metrics.js';
+import { BackupReporting } from './volume-backup/backup-reporting.js';
 import { BackupWebhookNotifier } from './volume-backup/backup-webhooks.js';
 import { RemoteClusterClients } from './volume-backup/target-cluster.js';
 import { VolumeBackupReconciler } from './volume-backup/volume-backup.reconciler.js';
@@ -27,6 +29,8 @@ export class BackupOperatorModule {
           providers: [
             RemoteClusterClients,
             BackupWebhookNotifier,
+            BackupReporting,
+            RunEvents,
             VolumeBackupMetrics,
             ...(options.providers ?? []),
           ],

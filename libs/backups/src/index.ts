@@ -7,3 +7,6 @@ export * from './render/volume-backup.js';
 export * from './volume-backup/backup-webhooks.js';
 export * from './volume-backup/volume-backup.reconciler.js';
 export * from './volume-restore/index.js';
+export * from './volume-backup/backup-events.js';
+export * from './volume-backup/webhook-deliveries.js';
+export * from './volume-backup/backup-reporting.js';

@@ -15,7 +15,12 @@ export interface SecretReference {
   namespace?: string;
 }
 
-export type RepositoryType = 's3' | 'gcs' | 'azure' | 'local' | 'sftp' | 'rest';
+/**
+ * The backends the backup Jobs can reach. `local` and `sftp` are refused by the VolumeBackup and
+ * VolumeRestore CRDs: a local path would live in the Job pod's own filesystem and vanish with
+ * it, and sftp needs an SSH key file and known_hosts the pods are never given.
+ */
+export type RepositoryType = 's3' | 'gcs' | 'azure' | 'rest';
 
 export interface RepositorySpec {
   type: RepositoryType;
@@ -104,6 +109,14 @@ export interface RestoreTestSpec {
 export interface WebhookSpec {
   success?: string;
   failure?: string;
+  /** The key (`whsec_` + base64) the deliveries are signed with, in a Secret of the same namespace. */
+  secretRef?: WebhookSecretRef;
+}
+
+export interface WebhookSecretRef {
+  name: string;
+  /** Default `secret` (the CRD fills it in). */
+  key?: string;
 }
 
 export interface JobConfigSpec {
@@ -160,6 +173,46 @@ export interface VolumeBackupStatus {
   message?: string;
   volumeSize?: string;
   conditions?: Condition[];
+  check?: VerificationStatus;
+  restoreTest?: VerificationStatus;
+  webhookDeliveries?: WebhookDeliveryStatus[];
+}
+
+/** The newest finished check or restore-test Job. */
+export interface VerificationStatus {
+  job: string;
+  result: 'Passed' | 'Failed';
+  lastRun: string;
+  message: string;
+  /** Restore test: the snapshot sampled and what its files showed. */
+  snapshotId?: string;
+  filesChecked?: number;
+  filesVerified?: number;
+  filesChanged?: number;
+  mismatches?: number;
+  /** Check: the errors restic counted. */
+  errors?: number;
+}
+
+export type WebhookDeliveryState = 'Pending' | 'Delivered' | 'Failed';
+
+/**
+ * One webhook delivery and its attempts. Pending deliveries carry their body, so an operator
+ * that restarts sends exactly what it would have sent, under the same `webhook-id`.
+ */
+export interface WebhookDeliveryStatus {
+  id: string;
+  event: string;
+  url: string;
+  job: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  createdAt: string;
+  lastAttemptTime?: string;
+  lastOutcome?: string;
+  nextAttemptTime?: string;
+  /** The JSON body while the delivery is pending; dropped once it has ended. */
+  payload?: string;
 }
 
 export type VolumeBackup = KubeObject<VolumeBackupSpec, VolumeBackupStatus>;

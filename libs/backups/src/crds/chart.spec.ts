@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { backupCrdDirectory, loadBackupCrd } from './index.js';
 import { FALLBACK_IMAGE_REPOSITORY } from '../api/defaults.js';
 import { schemaAt } from './schema-paths.js';
@@ -19,6 +19,33 @@ function rulesOf(template: string, placeholders: Record<string, string> = {}): u
   }
   expect(rules).not.toContain('{{');
   return (parse(rules) as { rules: unknown }).rules;
+}
+
+/** The rules every RBAC template includes, from their one definition in `_rules.tpl`. */
+function sharedRules(): string {
+  const text = read('templates/_rules.tpl');
+  const start = text.indexOf('{{- define "backup-operator.rules" -}}\n');
+  const body = text.slice(start).split('\n').slice(1);
+  const end = body.indexOf('{{- end }}');
+  const rules = body.slice(0, end).join('\n');
+  expect(rules).not.toContain('{{');
+  return rules;
+}
+
+/**
+ * A template with Helm's directives stood in for: `values` replaces whole expressions,
+ * and lines holding only control directives (if, range, end, fail, comments) are dropped.
+ */
+function renderWith(template: string, values: Record<string, string>): string {
+  let text = read(template);
+  text = text.replace(/\{\{-? ?\/\*[\s\S]*?\*\/ ?-?\}\}\n/g, '');
+  for (const [directive, value] of Object.entries(values)) text = text.replaceAll(directive, value);
+  text = text
+    .split('\n')
+    .filter((line) => !/^\s*\{\{-? (if|else|end|range|fail|\$)/.test(line))
+    .join('\n');
+  expect(text).not.toContain('{{');
+  return text;
 }
 
 const CRUD = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
@@ -40,6 +67,8 @@ describe('backup-operator chart', () => {
       replicaCount: 2,
       leaderElection: { enabled: true, leaseName: '' },
       watchNamespace: '',
+      watchNamespaces: [],
+      rbac: { create: true, namespaced: false },
       resyncPeriodSeconds: 300,
       reconcileWorkers: 4,
       logLevel: 'info',
@@ -65,7 +94,10 @@ describe('backup-operator chart', () => {
   });
 
   it('the ClusterRole grants exactly what the reconcilers call', () => {
-    expect(rulesOf('templates/clusterrole.yaml')).toEqual([
+    expect(read('templates/clusterrole.yaml')).toContain(
+      'rules:\n{{ include "backup-operator.rules" . }}\n{{- end }}',
+    );
+    expect(parse(sharedRules())).toEqual([
       {
         apiGroups: ['backups.k8s.neutral.com'],
         resources: KINDS,
@@ -164,13 +196,15 @@ describe('backup-operator chart', () => {
     );
   });
 
-  it('needs no SECRET_KEY: the operator signs nothing; its one optional Secret is the metrics token', () => {
+  it('needs no SECRET_KEY: webhook keys come from Secrets the resources name; the one optional chart Secret is the metrics token', () => {
     expect(readdirSync(join(chart, 'templates')).sort()).toEqual([
       'NOTES.txt',
       '_helpers.tpl',
+      '_rules.tpl',
       'clusterrole.yaml',
       'clusterrolebinding.yaml',
       'deployment.yaml',
+      'namespaced-rbac.yaml',
       'poddisruptionbudget.yaml',
       'role.yaml',
       'rolebinding.yaml',
@@ -183,5 +217,88 @@ describe('backup-operator chart', () => {
     // The one Secret it may read is the optional metrics token.
     expect(deployment.match(/secretKeyRef/g)).toHaveLength(1);
     expect(deployment).toMatch(/- name: METRICS_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:/);
+  });
+
+  describe('rbac.namespaced', () => {
+    const include = (name: string, scope = '$') =>
+      `{{ include "backup-operator.${name}" ${scope} }}`;
+
+    it('installs the ClusterRole and its binding only without it', () => {
+      for (const file of ['clusterrole.yaml', 'clusterrolebinding.yaml']) {
+        expect(read(`templates/${file}`).split('\n')[0]).toBe(
+          '{{- if and .Values.rbac.create (not .Values.rbac.namespaced) }}',
+        );
+      }
+    });
+
+    it('installs a Role with the same rules and a RoleBinding in every watched namespace', () => {
+      const text = read('templates/namespaced-rbac.yaml');
+      expect(text).toContain('{{- if and .Values.rbac.create .Values.rbac.namespaced }}');
+      expect(text).toContain(
+        '{{- $namespaces := include "backup-operator.watchNamespaces" . | fromJsonArray }}',
+      );
+      expect(text).toContain('{{- range $namespace := $namespaces }}');
+      // Without namespaces there is nothing to bind: the install fails rather than grant nothing.
+      expect(text).toMatch(/\{\{- if not \$namespaces \}\}\n\{\{- fail "rbac.namespaced needs/);
+      const rendered = renderWith('templates/namespaced-rbac.yaml', {
+        [`{{- ${include('labels').slice(3, -3)} | nindent 4 }}`]:
+          'app.kubernetes.io/name: backup-operator',
+        [include('rules')]: sharedRules(),
+        [include('fullname')]: 'RELEASE-backup-operator',
+        [include('serviceAccountName')]: 'SERVICE-ACCOUNT',
+        '{{ $namespace | quote }}': 'team-a',
+        '{{ $.Release.Namespace }}': 'operators',
+      });
+      const documents = parseAllDocuments(rendered)
+        .map((doc) => doc.toJS() as Record<string, unknown> | null)
+        .filter((doc) => doc !== null);
+      expect(documents).toEqual([
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: {
+            name: 'RELEASE-backup-operator',
+            namespace: 'team-a',
+            labels: { 'app.kubernetes.io/name': 'backup-operator' },
+          },
+          rules: parse(sharedRules()),
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: {
+            name: 'RELEASE-backup-operator',
+            namespace: 'team-a',
+            labels: { 'app.kubernetes.io/name': 'backup-operator' },
+          },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'Role',
+            name: 'RELEASE-backup-operator',
+          },
+          subjects: [{ kind: 'ServiceAccount', name: 'SERVICE-ACCOUNT', namespace: 'operators' }],
+        },
+      ]);
+    });
+
+    it('WATCH_NAMESPACE lists the same namespaces the Roles are installed in', () => {
+      expect(read('templates/deployment.yaml')).toContain(
+        [
+          '            - name: WATCH_NAMESPACE',
+          '              value: {{ include "backup-operator.watchNamespaces" . | fromJsonArray | join "," | quote }}',
+        ].join('\n'),
+      );
+      expect(read('templates/_helpers.tpl')).toContain(
+        [
+          '{{- define "backup-operator.watchNamespaces" -}}',
+          '{{- if .Values.watchNamespaces -}}',
+          '{{- .Values.watchNamespaces | toJson -}}',
+          '{{- else -}}',
+          '{{- compact (list .Values.watchNamespace) | toJson -}}',
+          '{{- end -}}',
+          '{{- end }}',
+        ].join('\n'),
+      );
+    });
   });
 });

@@ -147,10 +147,21 @@ const VOLUME_SNAPSHOT_BACKUP_SPEC: Table = {
 
 // Constraints the schemas add to the tables, each because the value could never work.
 const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
+// local and sftp cannot work from the Job pods (no repository volume, no SSH key file): the
+// reconciled kinds refuse them rather than accept a backup that never lands anywhere.
+const REACHABLE_REPOSITORY_TYPES = ['s3', 'gcs', 'azure', 'rest'];
 const ADDED: Record<string, Table> = {
-  volumebackups: { 'cache.accessMode': { enum: ACCESS_MODES } },
+  volumebackups: {
+    'cache.accessMode': { enum: ACCESS_MODES },
+    'repository.type': { enum: REACHABLE_REPOSITORY_TYPES },
+    // The conventions' "Backup operator choices": deliveries are signed with a Secret's key.
+    webhooks: { required: ['secretRef'] },
+    'webhooks.secretRef': { required: ['name'] },
+    'webhooks.secretRef.key': { default: 'secret' },
+  },
   volumerestores: {
     'targetPVC.accessMode': { enum: ACCESS_MODES },
+    'sourceRepository.type': { enum: REACHABLE_REPOSITORY_TYPES },
     // a backup source without the backup it names has nothing to restore from
     sourceBackup: { required: ['volumeBackupRef'] },
   },

@@ -1,10 +1,27 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { OutboundHttp, UrlNotAllowedError } from '@platform/outbound';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CoreKinds, KubeApiError, type KubeClient, type KubeObject } from '@platform/kube';
+import { OutboundHttp, sendSignedWebhook } from '@platform/outbound';
+import type { VerificationStatus, WebhookDeliveryStatus, WebhookSecretRef } from '../api/types.js';
 import type { BackupRun } from './backup-runs.js';
+import {
+  type AttemptResult,
+  DEFAULT_WEBHOOK_RETRY_POLICY,
+  type WebhookRetryPolicy,
+} from './webhook-deliveries.js';
 
-/** What the success and failure webhooks receive, one POST per finished backup Job. */
+export { type WebhookRetryPolicy } from './webhook-deliveries.js';
+
+export type BackupWebhookEvent =
+  'backup.succeeded' | 'backup.failed' | 'check.failed' | 'restoreTest.failed';
+
+/**
+ * What the success and failure webhooks receive: one POST per finished backup Job, and one to
+ * the failure URL per failed check or restore test. `check` and `restoreTest` are the newest
+ * results of those runs (null before the first), so a failure report says whether the
+ * repository and its restores were still sound.
+ */
 export interface BackupWebhookPayload {
-  event: 'backup.succeeded' | 'backup.failed';
+  event: BackupWebhookEvent;
   volumeBackup: { namespace: string; name: string; uid: string };
   job: string;
   snapshotId: string | null;
@@ -12,15 +29,24 @@ export interface BackupWebhookPayload {
   startTime: string | null;
   completionTime: string | null;
   message: string;
+  check: VerificationStatus | null;
+  restoreTest: VerificationStatus | null;
+}
+
+export interface Verifications {
+  check?: VerificationStatus;
+  restoreTest?: VerificationStatus;
 }
 
 export function backupWebhookPayload(
   volumeBackup: { namespace: string; name: string; uid: string },
   run: BackupRun,
   outcome: { snapshotId?: string; volumeSize?: string; message: string },
+  verifications: Verifications = {},
+  event: BackupWebhookEvent = run.phase === 'Succeeded' ? 'backup.succeeded' : 'backup.failed',
 ): BackupWebhookPayload {
   return {
-    event: run.phase === 'Succeeded' ? 'backup.succeeded' : 'backup.failed',
+    event,
     volumeBackup,
     job: run.job,
     snapshotId: outcome.snapshotId ?? null,
@@ -28,115 +54,103 @@ export function backupWebhookPayload(
     startTime: run.startTime ?? null,
     completionTime: run.completionTime ?? null,
     message: outcome.message,
+    check: verifications.check ?? null,
+    restoreTest: verifications.restoreTest ?? null,
   };
-}
-
-export interface WebhookRetryPolicy {
-  attempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-  timeoutMs: number;
 }
 
 export const WEBHOOK_RETRY_POLICY = Symbol('WEBHOOK_RETRY_POLICY');
 
-const DEFAULT_POLICY: WebhookRetryPolicy = {
-  attempts: 5,
-  initialDelayMs: 2_000,
-  maxDelayMs: 60_000,
-  timeoutMs: 10_000,
-};
+/** The key `webhooks.secretRef` reads when it names none. */
+export const DEFAULT_WEBHOOK_SECRET_KEY = 'secret';
+
+/** Standard Webhooks secrets: `whsec_` and the base64 of the key bytes. */
+const WHSEC = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
+const MIN_KEY_BYTES = 16;
+
+/** Why deliveries cannot be signed: they are held, never sent unsigned. */
+export interface SigningProblem {
+  reason: string;
+  message: string;
+}
 
 /**
- * Delivers backup webhooks in the background, so a slow or failing receiver never holds up
- * reconciling: each POST goes through the outbound client (public addresses only unless
- * OUTBOUND_ALLOW_PRIVATE_NETWORKS, no redirects, the answer left unread) and is retried with
- * capped exponential backoff on network errors and non-2xx answers. A refused URL is logged
- * and not retried. Deliveries still waiting at shutdown are dropped.
+ * The signing key from the Secret `ref` names in `namespace`, or why there is none. Only a
+ * missing or malformed Secret is a problem to report; other API errors are thrown so the
+ * reconcile is retried.
+ */
+export async function readWebhookSecret(
+  client: KubeClient,
+  namespace: string,
+  ref: WebhookSecretRef | undefined,
+): Promise<{ secret: string } | SigningProblem> {
+  if (!ref?.name) {
+    return {
+      reason: 'WebhookSecretNotSet',
+      message: 'webhooks.secretRef names no Secret: deliveries are held, never sent unsigned',
+    };
+  }
+  const key = ref.key || DEFAULT_WEBHOOK_SECRET_KEY;
+  const where = `Secret ${namespace}/${ref.name}`;
+  let secret: KubeObject & { data?: Record<string, string> };
+  try {
+    const found = await client.get<KubeObject & { data?: Record<string, string> }>(
+      CoreKinds.Secret,
+      namespace,
+      ref.name,
+    );
+    if (!found) return { reason: 'WebhookSecretMissing', message: `${where} does not exist` };
+    secret = found;
+  } catch (error) {
+    if (error instanceof KubeApiError && error.status === 403) {
+      return {
+        reason: 'WebhookSecretUnreadable',
+        message: `${where} may not be read: ${error.message}`,
+      };
+    }
+    throw error;
+  }
+  const encoded = secret.data?.[key];
+  if (!encoded) return { reason: 'WebhookSecretMissing', message: `${where} has no key "${key}"` };
+  const value = Buffer.from(encoded, 'base64').toString('utf8').trim();
+  const bytes = WHSEC.test(value) ? Buffer.from(value.slice(6), 'base64').length : 0;
+  if (bytes < MIN_KEY_BYTES) {
+    return {
+      reason: 'WebhookSecretInvalid',
+      message: `${where} key "${key}" is not a Standard Webhooks secret (whsec_ and the base64 of at least ${MIN_KEY_BYTES} bytes)`,
+    };
+  }
+  return { secret: value };
+}
+
+/**
+ * One attempt of a delivery: a Standard Webhooks signed POST through the outbound client
+ * (public addresses only unless OUTBOUND_ALLOW_PRIVATE_NETWORKS, no redirects). Retries are
+ * not made here: the reconciler schedules them from the delivery's status, which survives a
+ * restart where a timer would not.
  */
 @Injectable()
-export class BackupWebhookNotifier implements OnApplicationShutdown {
-  private readonly logger = new Logger('BackupWebhooks');
-  private readonly policy: WebhookRetryPolicy;
-  private readonly pending = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
+export class BackupWebhookNotifier {
+  readonly policy: WebhookRetryPolicy;
 
   constructor(
     private readonly outbound: OutboundHttp,
     @Optional() @Inject(WEBHOOK_RETRY_POLICY) policy?: Partial<WebhookRetryPolicy>,
   ) {
-    this.policy = { ...DEFAULT_POLICY, ...policy };
+    this.policy = { ...DEFAULT_WEBHOOK_RETRY_POLICY, ...policy };
   }
 
-  send(url: string, payload: BackupWebhookPayload): void {
-    const delivery = this.deliver(url, payload).finally(() => this.pending.delete(delivery));
-    this.pending.add(delivery);
-  }
-
-  /** Resolves when every delivery started so far has ended (delivered or given up). */
-  async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
-  }
-
-  onApplicationShutdown(): void {
-    this.stopping.abort();
-  }
-
-  private async deliver(url: string, payload: BackupWebhookPayload): Promise<void> {
-    const body = JSON.stringify(payload);
-    const subject = `${payload.event} webhook for ${payload.volumeBackup.namespace}/${payload.volumeBackup.name} (job ${payload.job})`;
-    let delay = this.policy.initialDelayMs;
-    for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
-      if (this.stopping.signal.aborted) return;
-      const failure = await this.post(url, body);
-      if (failure === undefined) return;
-      if (failure instanceof UrlNotAllowedError) {
-        this.logger.error(`${subject} not sent: ${failure.message}`);
-        return;
-      }
-      if (attempt === this.policy.attempts) {
-        this.logger.error(`${subject} not delivered after ${attempt} attempts: ${failure}`);
-        return;
-      }
-      this.logger.warn(`${subject} attempt ${attempt} failed: ${failure}; retrying in ${delay} ms`);
-      await this.sleep(delay);
-      delay = Math.min(delay * 2, this.policy.maxDelayMs);
-    }
-  }
-
-  /** Undefined on a 2xx answer, a refusal, or what else went wrong. */
-  private async post(url: string, body: string): Promise<UrlNotAllowedError | string | undefined> {
-    try {
-      const response = await this.outbound.request({
-        method: 'POST',
-        url,
-        timeoutMs: this.policy.timeoutMs,
-        signal: this.stopping.signal,
-        headers: { 'content-type': 'application/json', 'user-agent': 'backup-operator' },
-        body,
-        maxResponseBytes: 0,
-      });
-      return response.status >= 200 && response.status < 300
-        ? undefined
-        : `receiver answered ${response.status}`;
-    } catch (error) {
-      if (error instanceof UrlNotAllowedError) return error;
-      const { code, message } = (error ?? {}) as { code?: string; message?: string };
-      return code ?? message ?? String(error);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      const signal = this.stopping.signal;
-      function done() {
-        signal.removeEventListener('abort', done);
-        clearTimeout(timer);
-        resolve();
-      }
-      signal.addEventListener('abort', done);
+  async attempt(delivery: WebhookDeliveryStatus, secret: string): Promise<AttemptResult> {
+    const result = await sendSignedWebhook(this.outbound, {
+      url: delivery.url,
+      messageId: delivery.id,
+      body: delivery.payload ?? '{}',
+      // The receiver compares this with its own clock to refuse replays: wall-clock time.
+      timestamp: new Date(),
+      secrets: [secret],
+      timeoutMs: this.policy.timeoutMs,
+      userAgent: 'backup-operator',
     });
+    return { ok: result.ok, refused: result.refused, status: result.status, error: result.error };
   }
 }

@@ -21,23 +21,17 @@ import {
   volumeBackupChildNames,
 } from '../render/volume-backup.js';
 import { VolumeBackupMetrics } from './backup-metrics.js';
+import { BackupReporting } from './backup-reporting.js';
 import { type BackupRun, type JobObject, summarizeRuns, unreportedRuns } from './backup-runs.js';
 import {
   type BackupProblem,
   type BackupStatusFields,
   buildBackupStatus,
   buildProblemStatus,
-  describeFailure,
-  describeSuccess,
   needsFailureDetail,
   needsSummary,
 } from './backup-status.js';
 import { volumeBackupProblem } from './backup-validation.js';
-import {
-  backupWebhookPayload,
-  BackupWebhookNotifier,
-  type BackupWebhookPayload,
-} from './backup-webhooks.js';
 import { RunOutcomes } from './run-outcomes.js';
 import {
   KubeconfigUnavailable,
@@ -51,8 +45,9 @@ import {
 export const CLEANUP_FINALIZER = 'backups.k8s.neutral.com/cleanup';
 /**
  * The newest finished backup Job whose outcome went to the webhooks. Kept on the resource, and
- * claimed with a resourceVersion precondition before sending, so a restarted operator or another
- * replica never reports the same Job twice.
+ * claimed with a resourceVersion precondition once its deliveries are in status, so a restarted
+ * operator or another replica never queues the same Job twice (a delivery queued again after a
+ * crash in between has the same id and is one delivery).
  */
 export const LAST_NOTIFIED_JOB_ANNOTATION = 'backups.k8s.neutral.com/last-notified-job';
 /** Nothing watches a remote cluster: its Jobs are looked at this often. */
@@ -63,7 +58,8 @@ type DefaultedSpec = DefaultedVolumeBackupSpec;
 /**
  * Keeps a VolumeBackup's CronJobs (backup, check, restore test) and claims (cache, restore
  * test) as rendered from its spec, in the operator's cluster or the one its kubeconfig Secret
- * names, and reports the backup Jobs' outcomes in its status, in a metric and to its webhooks.
+ * names, and reports the Jobs' outcomes (backup, check, restore test) in its status, in
+ * metrics, in Events and to its webhooks.
  */
 @Injectable()
 export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
@@ -75,7 +71,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
 
   constructor(
     private readonly remotes: RemoteClusterClients,
-    private readonly webhooks: BackupWebhookNotifier,
+    private readonly reporting: BackupReporting,
     private readonly metrics: VolumeBackupMetrics,
   ) {}
 
@@ -96,7 +92,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     const { namespace, name } = identify(backup);
     const spec = withVolumeBackupDefaults(backup.spec!, namespace);
     const previous: BackupStatusFields | undefined = backup.status;
-    this.metrics.recordLastSuccess(namespace, name, previous?.lastBackup);
+    this.metrics.recordResults(namespace, name, previous);
     const report = (problem: BackupProblem) =>
       writeStatus(
         context,
@@ -141,9 +137,8 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     // A backup that moved to another cluster leaves nothing behind in this one.
     if (target.remote) await this.removeChildren(localCluster(context, namespace, name), backup);
 
-    const jobs = target
-      .children<JobObject>(CoreKinds.Job)
-      .filter((job) => job.metadata.labels?.[BackupLabels.jobType] === 'backup');
+    const allJobs = target.children<JobObject>(CoreKinds.Job);
+    const jobs = allJobs.filter((job) => job.metadata.labels?.[BackupLabels.jobType] === 'backup');
     const runs = summarizeRuns(jobs);
     const outcomes = new RunOutcomes(target.context.client, namespace);
     const summary =
@@ -164,24 +159,36 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
       now: context.clock.now(),
     });
 
-    let live = backup;
     const unreported = unreportedRuns(
       runs,
       backup.metadata.annotations?.[LAST_NOTIFIED_JOB_ANNOTATION],
     );
+    const collected = await this.reporting.collect({
+      context,
+      backup,
+      spec,
+      jobs: allJobs,
+      backupRuns: runs,
+      unreported,
+      outcomes,
+      status,
+      jobsClient: target.context.client,
+    });
+    // Deliveries are recorded before anything is sent: what is in status outlasts a restart.
+    await writeStatus(context, VolumeBackupKind, backup, collected.status);
+    let live = backup;
     if (unreported.length > 0) {
-      // Everything to send is read first: once claimed, a run is never reported again.
-      const deliveries = await this.webhookDeliveries(backup, spec, unreported, outcomes);
       const claimed = await this.claimRuns(context, backup, unreported.at(-1)!);
-      if (claimed) {
-        live = claimed;
-        for (const [url, payload] of deliveries) this.webhooks.send(url, payload);
-      }
+      if (claimed) live = claimed;
     }
-
-    await writeStatus(context, VolumeBackupKind, live, status);
-    this.metrics.recordLastSuccess(namespace, name, status.lastBackup);
-    return target.remote ? { requeueAfterMs: REMOTE_POLL_MS } : undefined;
+    await this.reporting.emit(context, collected.events);
+    const sent = await this.reporting.sendDue(context, live, spec, collected.status);
+    await writeStatus(context, VolumeBackupKind, live, sent.status);
+    this.metrics.recordResults(namespace, name, sent.status);
+    const waits = [sent.requeueAfterMs, target.remote ? REMOTE_POLL_MS : undefined].filter(
+      (ms): ms is number => ms !== undefined,
+    );
+    return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : undefined;
   }
 
   async finalize(backup: VolumeBackup, context: ReconcileContext): Promise<void> {
@@ -309,35 +316,6 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
       if (error instanceof KubeApiError && error.status === 409) return undefined;
       throw error;
     }
-  }
-
-  private async webhookDeliveries(
-    backup: VolumeBackup,
-    spec: DefaultedSpec,
-    runs: BackupRun[],
-    outcomes: RunOutcomes,
-  ): Promise<Array<[string, BackupWebhookPayload]>> {
-    const { namespace, name } = identify(backup);
-    const subject = { namespace, name, uid: backup.metadata.uid ?? '' };
-    const deliveries: Array<[string, BackupWebhookPayload]> = [];
-    for (const run of runs) {
-      if (run.phase === 'Succeeded' && spec.webhooks?.success) {
-        const summary = await outcomes.summary(run);
-        const payload = backupWebhookPayload(subject, run, {
-          snapshotId: summary?.snapshotId,
-          volumeSize: summary?.volumeSize,
-          message: describeSuccess(run, summary ?? {}),
-        });
-        deliveries.push([spec.webhooks.success, payload]);
-      } else if (run.phase === 'Failed' && spec.webhooks?.failure) {
-        const detail = await outcomes.failureDetail(run);
-        const payload = backupWebhookPayload(subject, run, {
-          message: describeFailure(run, detail),
-        });
-        deliveries.push([spec.webhooks.failure, payload]);
-      }
-    }
-    return deliveries;
   }
 }
 

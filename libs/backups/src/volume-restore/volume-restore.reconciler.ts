@@ -9,10 +9,16 @@ import {
 } from '@platform/kube';
 import { type DefaultedVolumeRestoreSpec, withVolumeRestoreDefaults } from '../api/defaults.js';
 import { VolumeBackupKind, VolumeRestoreKind } from '../api/kinds.js';
-import type { VolumeBackup, VolumeRestore, VolumeRestoreStatus } from '../api/types.js';
+import type {
+  RestoreJobRecord,
+  VolumeBackup,
+  VolumeRestore,
+  VolumeRestoreStatus,
+} from '../api/types.js';
 import { BackupLabels } from '../render/volume-backup.js';
 import { RenderError } from '../render/errors.js';
 import type { Job } from '../render/volume-restore.js';
+import { RunEvents } from '../volume-backup/backup-events.js';
 import { KubeconfigUnavailable, RemoteClusterClients } from '../volume-backup/target-cluster.js';
 import {
   type AttemptRecord,
@@ -66,7 +72,10 @@ export class VolumeRestoreReconciler implements Reconciler<VolumeRestore> {
   readonly ownsSelector = BackupLabels.volumeRestore;
   readonly finalizer = RESTORE_CLEANUP_FINALIZER;
 
-  constructor(private readonly remotes: RemoteClusterClients) {}
+  constructor(
+    private readonly remotes: RemoteClusterClients,
+    private readonly events: RunEvents,
+  ) {}
 
   async reconcile(
     restore: VolumeRestore,
@@ -192,6 +201,7 @@ export class VolumeRestoreReconciler implements Reconciler<VolumeRestore> {
       now,
     });
     await writeStatus(context, VolumeRestoreKind, restore, status);
+    await this.recordEvents(context, restore, previous?.jobInfo?.jobHistory, status);
     await this.prune(
       cluster,
       restore,
@@ -205,6 +215,48 @@ export class VolumeRestoreReconciler implements Reconciler<VolumeRestore> {
       return { requeueAfterMs: Math.max(1000, plan.next.dueAt.getTime() - now.getTime()) };
     if (cluster.remote && !finished(status)) return { requeueAfterMs: RESTORE_REMOTE_POLL_MS };
     return undefined;
+  }
+
+  /**
+   * An Event per attempt that started, succeeded or failed since the status before: compared
+   * with what status recorded, so resyncs and restarts do not repeat them.
+   */
+  private async recordEvents(
+    context: ReconcileContext,
+    restore: VolumeRestore,
+    before: RestoreJobRecord[] | undefined,
+    status: VolumeRestoreStatus,
+  ): Promise<void> {
+    const known = new Map((before ?? []).map((entry) => [entry.jobName, entry.phase]));
+    for (const entry of status.jobInfo?.jobHistory ?? []) {
+      if (!entry.jobName || known.get(entry.jobName) === entry.phase) continue;
+      const what = `Restore job ${entry.jobName} (attempt ${entry.attempt})`;
+      const event =
+        entry.phase === 'Running'
+          ? { reason: 'RestoreStarted', message: `${what} started` }
+          : entry.phase === 'Succeeded'
+            ? { reason: 'RestoreSucceeded', message: `${what} succeeded` }
+            : entry.phase === 'Failed'
+              ? {
+                  reason: 'RestoreFailed',
+                  message: `${what} failed: ${entry.message ?? 'the Job failed'}`,
+                  warning: true,
+                }
+              : undefined;
+      if (!event) continue;
+      try {
+        await this.events.emit(
+          context.client,
+          { object: restore, job: entry.jobName, ...event },
+          context.clock.now(),
+        );
+      } catch (error) {
+        context.logger.warn?.(
+          `event ${event.reason} not recorded: ${(error as Error).message}`,
+          'VolumeRestoreReconciler',
+        );
+      }
+    }
   }
 
   /** Jobs in another cluster have no owner there to be collected with: delete them here. */
