@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { KubeCluster, providerUnavailable, UpstreamMetrics } from '@platform/cloud-core';
-import { APP_CONFIG, AppException, type AppConfig } from '@platform/core';
-import { isKubeApiError, type KindRef, type KubeClient, type KubeObject } from '@platform/kube';
+import { APP_CONFIG, type AppConfig } from '@platform/core';
+import { isKubeApiError, type KindRef, type KubeObject } from '@platform/kube';
 
 /** A Flux HelmRelease: how an app lives in the apps cluster. */
 export const HELM_RELEASE: KindRef = {
@@ -67,7 +67,7 @@ export class ContainerApps {
    */
   async matching(organizationId: string, repository: string, tag: string): Promise<ContainerApp[]> {
     const selector = `${APP_LABELS.organization}=${organizationId},${APP_LABELS.kind}=${CONTAINER_KIND}`;
-    const releases = await this.run(async (kube) => {
+    const releases = await this.cluster.run('helmreleases', async (kube) => {
       try {
         return (
           await kube.list<KubeObject<ContainerValues>>(HELM_RELEASE, undefined, {
@@ -102,22 +102,9 @@ export class ContainerApps {
     );
   }
 
-  /**
-   * A call through the cluster, its failures by rule 4. KubeCluster builds its client outside
-   * its mapping, so a kubeconfig file that cannot be read would surface as a 500; it is the
-   * cluster being out of reach here (502), like any other failure to talk to it.
-   */
-  private async run<T>(call: (kube: KubeClient) => Promise<T>): Promise<T> {
-    try {
-      return await this.cluster.run('helmreleases', call);
-    } catch (error) {
-      throw error instanceof AppException ? error : this.cluster.failure(error);
-    }
-  }
-
   /** Pins the app to `digest`; false when its HelmRelease is gone since it was listed. */
   async pin(app: ContainerApp, digest: string): Promise<boolean> {
-    return this.run(async (kube) => {
+    return this.cluster.run('helmreleases', async (kube) => {
       try {
         await kube.mergePatch(HELM_RELEASE, app.namespace, app.name, {
           spec: { values: { image: { digest } } },
