@@ -1,1 +1,3 @@
 export * from './crds/index.js';
+export * from './occ/occ-job.js';
+export * from './operator/groupware-operator.module.js';

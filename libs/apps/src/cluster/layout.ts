@@ -1,4 +1,4 @@
-import type { KindRef, KubeObject } from '@platform/kube';
+import { type KindRef, type KubeObject, ThirdPartyKinds } from '@platform/kube';
 
 /*
  * Where apps and workspaces live in the apps cluster. Other parts of the platform (the
@@ -6,21 +6,8 @@ import type { KindRef, KubeObject } from '@platform/kube';
  * names, labels and value paths here are a contract, not an implementation detail.
  */
 
-export const HelmReleaseKind: KindRef = {
-  group: 'helm.toolkit.fluxcd.io',
-  version: 'v2',
-  kind: 'HelmRelease',
-  plural: 'helmreleases',
-  namespaced: true,
-};
-
-export const HelmRepositoryKind: KindRef = {
-  group: 'source.toolkit.fluxcd.io',
-  version: 'v1',
-  kind: 'HelmRepository',
-  plural: 'helmrepositories',
-  namespaced: true,
-};
+export const HelmReleaseKind: KindRef = ThirdPartyKinds.HelmRelease;
+export const HelmRepositoryKind: KindRef = ThirdPartyKinds.HelmRepository;
 
 export const GroupwareKind: KindRef = {
   group: 'k8s.neutral.com',

@@ -39,6 +39,32 @@ export const CoreKinds = {
   },
 } satisfies Record<string, KindRef>;
 
+/** Kinds of other operators that the platform's operators and API write: Flux and CloudNativePG. */
+export const ThirdPartyKinds = {
+  HelmRelease: {
+    group: 'helm.toolkit.fluxcd.io',
+    version: 'v2',
+    kind: 'HelmRelease',
+    plural: 'helmreleases',
+    namespaced: true,
+  },
+  HelmRepository: {
+    group: 'source.toolkit.fluxcd.io',
+    version: 'v1',
+    kind: 'HelmRepository',
+    plural: 'helmrepositories',
+    namespaced: true,
+  },
+  /** CloudNativePG's PostgreSQL cluster. */
+  PostgresCluster: {
+    group: 'postgresql.cnpg.io',
+    version: 'v1',
+    kind: 'Cluster',
+    plural: 'clusters',
+    namespaced: true,
+  },
+} satisfies Record<string, KindRef>;
+
 export function apiVersionOf(kind: KindRef): string {
   return kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
 }

@@ -1,2 +1,3 @@
 export { FakeKubeApiServer, type FakeKubeApiServerOptions } from './server.js';
 export type { KubeApiRequest } from './routes.js';
+export * from './third-party-crds.js';
