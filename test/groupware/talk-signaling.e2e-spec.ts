@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { GroupwareKindRefs, type SignalingServer, TalkJobAnnotations } from '@platform/groupware';
-import { CoreKinds, KubeClient } from '@platform/kube';
+import { CoreKinds, KubeClient, type KubeObject } from '@platform/kube';
 import { eventually, type FakeKubeApiServer } from '@platform/testing';
 import {
   type GroupwareOperator,
@@ -29,6 +29,13 @@ const URL_A = 'wss://signaling.example.org/standalone-signaling';
 const URL_B = 'wss://hpb-2.example.org';
 const SHARED_SECRET = 'correct horse battery staple';
 
+type EventObject = KubeObject & {
+  type: string;
+  reason: string;
+  message: string;
+  involvedObject: { kind: string; name: string };
+};
+
 describe('SignalingServer registration', () => {
   let server: FakeKubeApiServer;
   let operator: GroupwareOperator;
@@ -37,6 +44,17 @@ describe('SignalingServer registration', () => {
   const signaling = () => server.get<SignalingServer>(Kind, undefined, 'hpb');
   const jobs = () => talkJobs(server, 'signaling');
   const jobsIn = (namespace: string) => jobs().filter((j) => j.metadata.namespace === namespace);
+  const events = () =>
+    server
+      .list<EventObject>(CoreKinds.Event, 'default')
+      .map((event) => ({
+        name: event.metadata.name,
+        type: event.type,
+        reason: event.reason,
+        message: event.message,
+        involvedObject: `${event.involvedObject.kind}/${event.involvedObject.name}`,
+      }))
+      .sort((a, b) => a.name!.localeCompare(b.name!));
   const condition = (type: string) =>
     signaling()?.status?.conditions?.find((entry) => entry.type === type);
 
@@ -162,6 +180,22 @@ describe('SignalingServer registration', () => {
       message: 'registered with 2 instance(s)',
     });
     expect(condition('OccFailed')).toMatchObject({ status: 'False', reason: 'NoFailedJobs' });
+    expect(events()).toEqual([
+      {
+        name: `hpb.${created[0]!.metadata.name}.registered`,
+        type: 'Normal',
+        reason: 'Registered',
+        message: `registered with team-a/alpha (occ Job ${created[0]!.metadata.name})`,
+        involvedObject: 'SignalingServer/hpb',
+      },
+      {
+        name: `hpb.${created[1]!.metadata.name}.registered`,
+        type: 'Normal',
+        reason: 'Registered',
+        message: `registered with team-b/beta (occ Job ${created[1]!.metadata.name})`,
+        involvedObject: 'SignalingServer/hpb',
+      },
+    ]);
     // Recorded in status, the finished Jobs go.
     await eventually(() => jobs().length === 0, { timeoutMs: 5000, what: 'Jobs removed' });
   });
@@ -189,6 +223,13 @@ describe('SignalingServer registration', () => {
     });
     expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'OccFailed' });
     expect(signaling()!.status!.registeredInstances).toEqual([]);
+    expect(events()).toEqual([
+      expect.objectContaining({
+        type: 'Warning',
+        reason: 'OccFailed',
+        message: condition('OccFailed')!.message,
+      }),
+    ]);
 
     // Not before the backoff has passed.
     await operator.advance({ seconds: 29 });

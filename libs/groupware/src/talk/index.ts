@@ -1,4 +1,5 @@
 export * from './talk-backends.js';
+export * from './talk-events.js';
 export * from './talk-jobs.js';
 export * from './talk-plan.js';
 export * from './talk-secrets.js';

@@ -21,7 +21,8 @@ import {
   SIGNALING_BACKEND,
   type TalkBackend,
 } from './talk-backends.js';
-import { TalkJobs } from './talk-jobs.js';
+import { type Operation, TalkJobs } from './talk-jobs.js';
+import { type TalkEvent, TalkEvents } from './talk-events.js';
 import {
   type InstanceAction,
   planInstances,
@@ -35,7 +36,7 @@ import {
   SecretUnavailable,
   TalkAnnotations,
 } from './talk-secrets.js';
-import { type RegistrationPass, talkServerStatus } from './talk-status.js';
+import { failureMessage, type RegistrationPass, talkServerStatus } from './talk-status.js';
 
 /** The source Secret is not watched: an unreadable one is looked at again this often. */
 export const SECRET_POLL_MS = 60_000;
@@ -46,6 +47,7 @@ type SecretObject = KubeObject & { data?: Record<string, string> };
 /** One pass's state: the Jobs, the secret copies to keep, and what was found. */
 interface PassState {
   jobs: TalkJobs;
+  events: TalkEvent[];
   sharedSecret?: string;
   copies: Set<string>;
   pass: RegistrationPass;
@@ -63,6 +65,7 @@ abstract class TalkServerReconciler implements Reconciler<TalkServer> {
   readonly kind: KindRef;
   readonly owns = [GroupwareKindRefs.GroupwareInstance, CoreKinds.Job, CoreKinds.Secret];
   readonly finalizer: string;
+  private readonly events = new TalkEvents();
 
   constructor(private readonly backend: TalkBackend) {
     this.kind = backend.kind;
@@ -111,6 +114,7 @@ abstract class TalkServerReconciler implements Reconciler<TalkServer> {
     const actions = planInstances(instances, server.status?.registrations ?? [], deleting);
     const state: PassState = {
       jobs: new TalkJobs(context, this.backend, name),
+      events: [],
       copies: new Set(),
       pass: { registrations: [], running: [], failures: [] },
     };
@@ -129,6 +133,7 @@ abstract class TalkServerReconciler implements Reconciler<TalkServer> {
       server,
       talkServerStatus(server.status, state.pass, context.clock.now()),
     );
+    await this.events.emit(context, server, state.events);
     // Jobs whose outcome the status now records go once the status shows it (the next pass).
     if (!state.pass.secretProblem && !deleting) await state.jobs.removeLeftovers();
     await this.removeCopies(context, name, state.copies);
@@ -150,7 +155,7 @@ abstract class TalkServerReconciler implements Reconciler<TalkServer> {
         pass.registrations.push(action.previous);
         return;
       case 'unregister': {
-        const done = await this.runOperation(state, action.key, {
+        const done = await this.runOperation(state, action.key, 'Unregistered', {
           instance: action.instance,
           commands: [deleteCommand(this.backend, action.previous.url)],
         });
@@ -187,7 +192,7 @@ abstract class TalkServerReconciler implements Reconciler<TalkServer> {
       secretVersion: copy.metadata.resourceVersion,
     };
     if (sameRegistration(action.previous, wanted)) return keepPrevious();
-    const done = await this.runOperation(state, action.key, {
+    const done = await this.runOperation(state, action.key, 'Registered', {
       instance: action.instance,
       commands: registerCommands(
         this.backend,
@@ -205,13 +210,21 @@ abstract class TalkServerReconciler implements Reconciler<TalkServer> {
   private async runOperation(
     state: PassState,
     key: string,
-    operation: Parameters<TalkJobs['run']>[0],
+    success: 'Registered' | 'Unregistered',
+    operation: Operation,
   ): Promise<boolean> {
     const outcome = await state.jobs.run(operation);
-    if (outcome.state === 'succeeded') return true;
+    const { job } = outcome;
+    if (outcome.state === 'succeeded') {
+      const message =
+        success === 'Registered' ? `registered with ${key}` : `unregistered from ${key}`;
+      state.events.push({ reason: success, job, message: `${message} (occ Job ${job})` });
+      return true;
+    }
     if (outcome.state === 'failed') {
-      const { job, attempt, retryAt } = outcome;
-      state.pass.failures.push({ instance: key, job, attempt, retryAt });
+      const failure = { instance: key, job, attempt: outcome.attempt, retryAt: outcome.retryAt };
+      state.pass.failures.push(failure);
+      state.events.push({ reason: 'OccFailed', job, message: failureMessage(failure) });
     } else {
       state.pass.running.push(key);
     }

@@ -22,6 +22,13 @@ export interface RegistrationPass {
 
 const seconds = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+export function failureMessage(failure: JobFailure): string {
+  return (
+    `occ Job ${failure.job} failed for ${failure.instance} (attempt ${failure.attempt}); ` +
+    `retrying at ${seconds(failure.retryAt)}`
+  );
+}
+
 function readyCondition(pass: RegistrationPass): Omit<Condition, 'lastTransitionTime'> {
   if (pass.secretProblem) {
     return {
@@ -65,13 +72,7 @@ function occFailedCondition(pass: RegistrationPass): Omit<Condition, 'lastTransi
       message: 'no occ Job is failing',
     };
   }
-  const message = pass.failures
-    .map(
-      (failure) =>
-        `occ Job ${failure.job} failed for ${failure.instance} (attempt ${failure.attempt}); ` +
-        `retrying at ${seconds(failure.retryAt)}`,
-    )
-    .join('; ');
+  const message = pass.failures.map(failureMessage).join('; ');
   return { type: 'OccFailed', status: 'True', reason: 'JobFailed', message };
 }
 
