@@ -100,6 +100,9 @@ const SPEC_TABLES: Record<string, Table> = {
   },
 };
 
+/** What each instance has registered: the URL to remove when it changes. */
+const TALK_REGISTRATIONS: Table = { 'registrations[]': { required: ['instance', 'url'] } };
+
 const STATUS_TABLES: Record<string, Table> = {
   GroupwareInstance: {
     phase: { enum: ['Pending', 'Creating', 'Ready', 'Updating', 'Failed'] },
@@ -114,8 +117,8 @@ const STATUS_TABLES: Record<string, Table> = {
     ...CONDITIONS,
   },
   GroupwareProfile: { instances: { minimum: 0 } },
-  SignalingServer: CONDITIONS,
-  RecordingServer: CONDITIONS,
+  SignalingServer: { ...CONDITIONS, ...TALK_REGISTRATIONS },
+  RecordingServer: { ...CONDITIONS, ...TALK_REGISTRATIONS },
 };
 
 function merged(...tables: Table[]): Table {

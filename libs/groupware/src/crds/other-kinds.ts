@@ -131,6 +131,24 @@ export const talkServerStatus = object(
       string({ description: '<namespace>/<name> of a GroupwareInstance.' }),
       { description: 'Instances the server is registered with.', listType: 'set' },
     ),
+    registrations: array(
+      object(
+        {
+          instance: string({ description: '<namespace>/<name> of a GroupwareInstance.' }),
+          url: string({ description: 'The URL registered with it.' }),
+          verifyTls: boolean(),
+          secretVersion: string({
+            description: "resourceVersion of the instance's copy of the secret registered.",
+          }),
+        },
+        { required: ['instance', 'url'] },
+      ),
+      {
+        description: 'What is registered with each instance: what to remove when it changes.',
+        listType: 'map',
+        mapKeys: ['instance'],
+      },
+    ),
   },
   { description: 'Observed state.' },
 );

@@ -21,6 +21,13 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
+/** What finalize() returns while its cleanup is under way (e.g. Jobs still running). */
+export interface FinalizeResult {
+  /** The finalizer stays; owned kinds' events, or requeueAfterMs, bring the object back. */
+  pending: true;
+  requeueAfterMs?: number;
+}
+
 export interface Reconciler<T extends KubeObject = KubeObject> {
   readonly kind: KindRef;
   /** Child kinds: their events enqueue the owner found through a controller ownerReference (same kind). */
@@ -28,16 +35,23 @@ export interface Reconciler<T extends KubeObject = KubeObject> {
   /**
    * The object to reconcile for an event of an owned kind whose controller ownerReference does
    * not name an object of this kind: children that something else controls, such as the Jobs a
-   * CronJob creates, found through a label. The namespace defaults to the child's.
+   * CronJob creates, found through a label. The namespace defaults to the child's. Several
+   * objects when one child concerns many (an instance every Talk server registers with);
+   * `context` gives the caches to find them.
    */
-  ownerOf?(child: KubeObject, kind: KindRef): ObjectName | undefined;
+  ownerOf?(
+    child: KubeObject,
+    kind: KindRef,
+    context: ReconcileContext,
+  ): ObjectName | ObjectName[] | undefined;
   /**
    * Label selector (API string form) of the watches of the owned kinds, so the operator caches
-   * only its own children rather than every Job or claim of the cluster.
+   * only its own children rather than every Job or claim of the cluster. A function chooses per
+   * kind (undefined: every object), for owned kinds that are not all labelled alike.
    */
-  readonly ownsSelector?: string;
+  readonly ownsSelector?: string | ((kind: KindRef) => string | undefined);
   /** Added before the first reconcile; on deletion finalize() runs, then the finalizer is removed. */
   readonly finalizer?: string;
   reconcile(object: T, context: ReconcileContext): Promise<ReconcileResult | void>;
-  finalize?(object: T, context: ReconcileContext): Promise<void>;
+  finalize?(object: T, context: ReconcileContext): Promise<FinalizeResult | void>;
 }
