@@ -1,3 +1,9 @@
 export * from './crds/index.js';
 export * from './occ/occ-job.js';
 export * from './operator/groupware-operator.module.js';
+export { POOL_LABEL } from './pools/pool-census.js';
+export {
+  DELETION_BLOCKED,
+  PROFILE_IN_USE_FINALIZER,
+} from './profiles/groupware-profile.reconciler.js';
+export { GROUPWARE_FINALIZER } from './tenant/groupware.reconciler.js';

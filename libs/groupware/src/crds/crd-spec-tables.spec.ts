@@ -113,7 +113,7 @@ const STATUS_TABLES: Record<string, Table> = {
     creating: { minimum: 0 },
     ...CONDITIONS,
   },
-  GroupwareProfile: { instances: { minimum: 0 } },
+  GroupwareProfile: { instances: { minimum: 0 }, ...CONDITIONS },
   SignalingServer: CONDITIONS,
   RecordingServer: CONDITIONS,
 };

@@ -1,5 +1,8 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule, type Reconciler } from '@platform/kube';
+import { GroupwarePoolReconciler } from '../pools/groupware-pool.reconciler.js';
+import { GroupwareProfileReconciler } from '../profiles/groupware-profile.reconciler.js';
+import { GroupwareReconciler } from '../tenant/groupware.reconciler.js';
 
 export interface GroupwareOperatorOptions {
   /** Extra providers, e.g. a KubeClient (replacing the one built from the environment). */
@@ -8,7 +11,11 @@ export interface GroupwareOperatorOptions {
 }
 
 /** One reconciler per kind of the group. */
-const RECONCILERS: Type<Reconciler>[] = [];
+const RECONCILERS: Type<Reconciler>[] = [
+  GroupwareProfileReconciler,
+  GroupwarePoolReconciler,
+  GroupwareReconciler,
+];
 
 /** The groupware operator: the reconcilers of k8s.neutral.com on the operator runtime. */
 @Module({})

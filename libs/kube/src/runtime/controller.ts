@@ -167,7 +167,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     const { kind, finalizer } = this.reconciler;
     const finalizers = object.metadata.finalizers ?? [];
     if (object.metadata.deletionTimestamp) {
-      if (finalizer && finalizers.includes(finalizer)) await this.finalize(object, finalizer);
+      if (finalizer && finalizers.includes(finalizer)) return this.finalize(object, finalizer);
       return;
     }
     if (finalizer && !finalizers.includes(finalizer)) {
@@ -182,10 +182,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.reconciler.reconcile(object, this.context);
   }
 
-  private async finalize(object: T, finalizer: string): Promise<void> {
+  private async finalize(object: T, finalizer: string): Promise<ReconcileResult | void> {
     const { kind } = this.reconciler;
     const { namespace, name = '' } = object.metadata;
-    await this.reconciler.finalize?.(object, this.context);
+    const result = await this.reconciler.finalize?.(object, this.context);
+    if (result?.pending) return { requeueAfterMs: result.requeueAfterMs };
     // Finalize may have written the object: take the finalizer out of what is stored now.
     const live = await this.options.client.get<T>(kind, namespace, name);
     const current = live?.metadata.finalizers ?? [];

@@ -21,6 +21,16 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
+/**
+ * What finalize() may answer when the cleanup cannot finish yet (e.g. the object is still in
+ * use): the finalizer stays, and finalize runs again on the next event that queues the object,
+ * or after `requeueAfterMs`.
+ */
+export interface FinalizeResult {
+  pending: true;
+  requeueAfterMs?: number;
+}
+
 export interface Reconciler<T extends KubeObject = KubeObject> {
   readonly kind: KindRef;
   /** Child kinds: their events enqueue the owner found through a controller ownerReference (same kind). */
@@ -36,8 +46,11 @@ export interface Reconciler<T extends KubeObject = KubeObject> {
    * only its own children rather than every Job or claim of the cluster.
    */
   readonly ownsSelector?: string;
-  /** Added before the first reconcile; on deletion finalize() runs, then the finalizer is removed. */
+  /**
+   * Added before the first reconcile; on deletion finalize() runs, then the finalizer is removed
+   * unless finalize answered `{pending: true}`.
+   */
   readonly finalizer?: string;
   reconcile(object: T, context: ReconcileContext): Promise<ReconcileResult | void>;
-  finalize?(object: T, context: ReconcileContext): Promise<void>;
+  finalize?(object: T, context: ReconcileContext): Promise<FinalizeResult | void>;
 }
