@@ -58,8 +58,11 @@ export const getProfile = (server: FakeKubeApiServer, name: string) =>
   server.get<GroupwareProfile>(PROFILE, undefined, name);
 export const getGroupware = (server: FakeKubeApiServer, namespace: string, name: string) =>
   server.get<Groupware>(GROUPWARE, namespace, name);
-export const getInstance = (server: FakeKubeApiServer, namespace: string, name: string) =>
-  server.get<GroupwareInstance>(INSTANCE, namespace, name);
+export const getInstance = (
+  server: FakeKubeApiServer,
+  namespace: string | undefined,
+  name: string | undefined,
+) => server.get<GroupwareInstance>(INSTANCE, namespace, name ?? '');
 
 export function createPool(
   api: KubeClient,

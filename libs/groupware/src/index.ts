@@ -6,4 +6,4 @@ export {
   DELETION_BLOCKED,
   PROFILE_IN_USE_FINALIZER,
 } from './profiles/groupware-profile.reconciler.js';
-export { GROUPWARE_FINALIZER } from './tenant/groupware.reconciler.js';
+export { GROUPWARE_FINALIZER, GroupwareReconciler } from './tenant/groupware.reconciler.js';

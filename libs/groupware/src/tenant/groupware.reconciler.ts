@@ -192,16 +192,14 @@ export class GroupwareReconciler implements Reconciler<Groupware> {
     groupware: Groupware,
     context: ReconcileContext,
   ): Promise<Binding | undefined> {
+    const { namespace, name } = groupware.metadata;
+    if (context.cache<GroupwareInstance>(INSTANCE).get(namespace, name!)) return undefined;
     try {
       return { instance: await context.client.create(INSTANCE, ownInstance(groupware)) };
     } catch (error) {
       if (!isKubeApiError(error, 409)) throw error;
     }
-    const existing = await context.client.get<GroupwareInstance>(
-      INSTANCE,
-      groupware.metadata.namespace,
-      groupware.metadata.name!,
-    );
+    const existing = await context.client.get<GroupwareInstance>(INSTANCE, namespace, name!);
     return existing && controls(groupware, existing) ? { instance: existing } : undefined;
   }
 
