@@ -190,6 +190,35 @@ describe('GroupwarePool: warm instances, refill and shrink', () => {
     expect(server.mutations()).toBe(0);
   });
 
+  it('creates nothing for a pool whose name is too long for its instances label, and says so', async () => {
+    const name = `p${'o'.repeat(63)}`;
+    await createPool(api, name, { size: 1, namespace: 'pool-long' });
+    const pool = await eventually(
+      () => getPool(server, name),
+      (stored) => stored?.status?.conditions !== undefined,
+      'the NameTooLong condition',
+    );
+    expect(pool!.status).toEqual({
+      observedGeneration: 1,
+      ready: 0,
+      claimed: 0,
+      creating: 0,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'NameTooLong',
+          message: "the pool name has 64 characters; its instances' label takes at most 63",
+          lastTransitionTime: operator.clock
+            .now()
+            .toISOString()
+            .replace(/\.\d{3}Z$/, 'Z'),
+        },
+      ],
+    });
+    expect(server.list(INSTANCE, 'pool-long')).toEqual([]);
+  });
+
   it('refuses a size outside 0..50 with 422', async () => {
     const refusal = await createPool(api, 'too-big', { size: 51, namespace: 'x' }).catch(
       (error: unknown) => error,

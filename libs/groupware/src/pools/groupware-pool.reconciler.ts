@@ -11,7 +11,7 @@ import {
 } from '@platform/kube';
 import { GroupwareKindRefs } from '../crds/definitions.js';
 import type { GroupwareInstance, GroupwarePool } from '../crds/types.js';
-import { POOL_LABEL, poolCensus, surplusInstances } from './pool-census.js';
+import { LABEL_VALUE_MAX, POOL_LABEL, poolCensus, surplusInstances } from './pool-census.js';
 import { PoolExpectations } from './pool-expectations.js';
 
 const INSTANCE = GroupwareKindRefs.GroupwareInstance;
@@ -39,6 +39,10 @@ export class GroupwarePoolReconciler implements Reconciler<GroupwarePool> {
 
   async reconcile(pool: GroupwarePool, context: ReconcileContext): Promise<void> {
     const name = pool.metadata.name!;
+    if (name.length > LABEL_VALUE_MAX) {
+      await writeStatus(context, this.kind, pool, nameTooLongStatus(pool, context.clock.now()));
+      return;
+    }
     const size = pool.spec?.size ?? 1;
     const nowMs = context.clock.nowMs();
     const cached = context
@@ -140,4 +144,20 @@ function poolStatus(
     message: `${counts.ready} of ${size} instances ready, ${counts.creating} not ready yet`,
   };
   return { ...counts, conditions: setCondition(pool.status?.conditions, condition, now) };
+}
+
+/** Its instances carry the pool's name as a label value, which has at most 63 characters. */
+function nameTooLongStatus(pool: GroupwarePool, now: Date): object {
+  const condition = {
+    type: 'Ready',
+    status: 'False' as const,
+    reason: 'NameTooLong',
+    message: `the pool name has ${pool.metadata.name!.length} characters; its instances' label takes at most ${LABEL_VALUE_MAX}`,
+  };
+  return {
+    ready: 0,
+    claimed: 0,
+    creating: 0,
+    conditions: setCondition(pool.status?.conditions, condition, now),
+  };
 }

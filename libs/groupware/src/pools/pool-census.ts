@@ -3,6 +3,8 @@ import type { GroupwareInstance } from '../crds/types.js';
 
 /** Label of the instances a pool created: the pool's name. It stays on them once claimed. */
 export const POOL_LABEL = 'k8s.neutral.com/pool';
+/** The longest label value Kubernetes accepts. */
+export const LABEL_VALUE_MAX = 63;
 
 /** A pool's instances by state; instances being deleted are in none. */
 export interface PoolCensus {

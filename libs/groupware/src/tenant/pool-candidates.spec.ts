@@ -124,4 +124,16 @@ describe('poolCandidates', () => {
   it('lists nothing without a poolSelector', () => {
     expect(candidates({ profile: 'standard' })).toEqual([]);
   });
+
+  it('lists nothing when <namespace>.<name> is longer than a label value may be', () => {
+    const spec = { profile: 'standard', poolSelector: { matchLabels: { region: 'eu' } } };
+    const named = (name: string) => {
+      const object = groupware(spec);
+      object.metadata.name = name;
+      return poolCandidates(object, pools, instances).length;
+    };
+    // "tenant." is 7 characters: a 56-character name makes 63.
+    expect(named('n'.repeat(56))).toBe(3);
+    expect(named('n'.repeat(57))).toBe(0);
+  });
 });

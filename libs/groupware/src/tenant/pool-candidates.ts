@@ -1,7 +1,7 @@
 import { type KubeObject, matchesLabels, type ObjectCache } from '@platform/kube';
 import { CLAIMED_BY_LABEL } from '../crds/other-kinds.js';
 import type { Groupware, GroupwareInstance, GroupwarePool } from '../crds/types.js';
-import { isClaimed, isReady, POOL_LABEL } from '../pools/pool-census.js';
+import { isClaimed, isReady, LABEL_VALUE_MAX, POOL_LABEL } from '../pools/pool-census.js';
 
 /** `<namespace>.<name>`: the claim label's value (namespaces have no dots, so it splits back). */
 export function claimValue(groupware: KubeObject): string {
@@ -28,7 +28,8 @@ export interface PoolCandidate {
  * Instances the Groupware may claim, in the order it tries them: Ready, unclaimed, not being
  * deleted, of pools whose labels match `spec.poolSelector.matchLabels` and whose profile is the
  * Groupware's, with the requested version when it names one; pools by name, then the oldest
- * (warmest) instance first. Without a poolSelector a Groupware claims nothing.
+ * (warmest) instance first. Without a poolSelector a Groupware claims nothing, nor does one
+ * whose `<namespace>.<name>` is too long for a label value.
  */
 export function poolCandidates(
   groupware: Groupware,
@@ -36,7 +37,7 @@ export function poolCandidates(
   instances: ObjectCache<GroupwareInstance>,
 ): PoolCandidate[] {
   const selector = groupware.spec?.poolSelector;
-  if (!selector) return [];
+  if (!selector || claimValue(groupware).length > LABEL_VALUE_MAX) return [];
   const requested = groupware.spec?.version;
   return pools
     .filter(
