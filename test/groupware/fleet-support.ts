@@ -6,9 +6,17 @@ import {
   type GroupwareProfile,
   POOL_LABEL,
 } from '@platform/groupware';
-import type { KubeClient, KubeObject } from '@platform/kube';
-import { eventually, type FakeKubeApiServer } from '@platform/testing';
-import { groupwareObject } from './support.js';
+import { Logger } from '@nestjs/common';
+import {
+  type KindRef,
+  type KubeClient,
+  type KubeObject,
+  type ObjectCache,
+  ObjectStore,
+  type ReconcileContext,
+} from '@platform/kube';
+import { eventually, FakeClock, type FakeKubeApiServer } from '@platform/testing';
+import { groupwareObject, OPERATOR_CLOCK_START } from './support.js';
 
 /*
  * Profiles, pools and tenant Groupware against the fake API server. Tests play the
@@ -98,4 +106,34 @@ export async function reconciles(
   const line = `operator_reconcile_total{kind="${kind}",result="success"} `;
   const found = (await operator.metrics()).split('\n').find((entry) => entry.startsWith(line));
   return found ? Number(found.slice(line.length)) : 0;
+}
+
+/**
+ * A reconcile context whose caches are snapshots of the server taken now, which later writes
+ * do not reach: a reconciler run by hand with it meets an informer that lags its own writes.
+ */
+export function staleContext(
+  server: FakeKubeApiServer,
+  client: KubeClient,
+  kinds: KindRef[],
+): ReconcileContext {
+  const caches = new Map(
+    kinds.map((kind) => [kind.kind, ObjectStore.of(server.list<KubeObject>(kind))]),
+  );
+  return {
+    client,
+    clock: new FakeClock(OPERATOR_CLOCK_START),
+    logger: new Logger('stale-context'),
+    cache: <T extends KubeObject>(kind: KindRef) =>
+      caches.get(kind.kind) as unknown as ObjectCache<T>,
+  };
+}
+
+/** Write requests recorded by the server, as `<method> <kind>[/<subresource>] <name>`. */
+export function writes(server: FakeKubeApiServer): string[] {
+  return server.requests
+    .filter((request) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(request.method))
+    .map((request) =>
+      `${request.method} ${request.kind}${request.subresource ? `/${request.subresource}` : ''} ${request.name ?? ''}`.trim(),
+    );
 }

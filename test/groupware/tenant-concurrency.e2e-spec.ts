@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { CLAIMED_BY_LABEL, type Groupware, GroupwareReconciler } from '@platform/groupware';
-import { type KindRef, KubeClient, type KubeObject, ObjectStore } from '@platform/kube';
-import { eventually, FakeClock, type FakeKubeApiServer } from '@platform/testing';
+import { KubeClient } from '@platform/kube';
+import { eventually, type FakeKubeApiServer } from '@platform/testing';
 import {
   createPool,
   fillPool,
@@ -13,12 +12,13 @@ import {
   INSTANCE,
   POOL,
   poolInstances,
+  staleContext,
   unclaimed,
+  writes,
 } from './fleet-support.js';
 import {
   type GroupwareOperator,
   groupwareObject,
-  OPERATOR_CLOCK_START,
   startGroupwareApiServer,
   startGroupwareOperator,
 } from './support.js';
@@ -148,11 +148,7 @@ describe('Groupware claim against a stale cache', () => {
   });
 
   it('is refused with 409 for an instance claimed since the cache saw it, and claims the next one', async () => {
-    const snapshot = (kind: KindRef) => ObjectStore.of(server.list<KubeObject>(kind));
-    const caches = new Map([
-      [INSTANCE.kind, snapshot(INSTANCE)],
-      [POOL.kind, snapshot(POOL)],
-    ]);
+    const context = staleContext(server, api, [INSTANCE, POOL]);
     const [first, second] = unclaimed(poolInstances(server, 'stale')).sort(
       (a, b) =>
         String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)) ||
@@ -175,14 +171,8 @@ describe('Groupware claim against a stale cache', () => {
       ) as Groupware,
     );
     server.clearRequests();
-    const clock = new FakeClock(OPERATOR_CLOCK_START);
-    await new GroupwareReconciler().reconcile(groupware, {
-      client: api,
-      clock,
-      logger: new Logger('tenant-concurrency'),
-      cache: <T extends KubeObject>(kind: KindRef) =>
-        caches.get(kind.kind) as unknown as ObjectStore<T>,
-    });
+    const reconciler = new GroupwareReconciler();
+    await reconciler.reconcile(groupware, context);
 
     const claims = server.requests.filter(
       (request) => request.method === 'PATCH' && request.kind === 'GroupwareInstance',
@@ -203,6 +193,29 @@ describe('Groupware claim against a stale cache', () => {
       phase: 'Ready',
       claimedFromPool: 'stale',
       instanceRef: { namespace: 'pool-stale', name: second.metadata.name },
+    });
+
+    // Reconciled again before the cache shows its claim (or its status): the server's word
+    // binds it to the same instance, and nothing more is claimed or written.
+    server.clearRequests();
+    await reconciler.reconcile(groupware, context);
+    expect(writes(server)).toEqual([]);
+  });
+
+  it('creates its own instance once, though the cache shows neither it nor the status', async () => {
+    const context = staleContext(server, api, [INSTANCE, POOL]);
+    const groupware = await api.create<Groupware>(
+      GROUPWARE,
+      groupwareObject('Groupware', 'own', { profile: 'standard' }, 'tenants') as Groupware,
+    );
+    server.clearRequests();
+    const reconciler = new GroupwareReconciler();
+    await reconciler.reconcile(groupware, context);
+    await reconciler.reconcile(groupware, context);
+    expect(writes(server)).toEqual(['POST GroupwareInstance', 'PATCH Groupware/status own']);
+    expect(getGroupware(server, 'tenants', 'own')!.status!.instanceRef).toEqual({
+      namespace: 'tenants',
+      name: 'own',
     });
   });
 });

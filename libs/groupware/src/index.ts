@@ -1,6 +1,7 @@
 export * from './crds/index.js';
 export * from './occ/occ-job.js';
 export * from './operator/groupware-operator.module.js';
+export { GroupwarePoolReconciler } from './pools/groupware-pool.reconciler.js';
 export { POOL_LABEL } from './pools/pool-census.js';
 export {
   DELETION_BLOCKED,
