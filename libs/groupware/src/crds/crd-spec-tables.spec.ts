@@ -116,7 +116,7 @@ const STATUS_TABLES: Record<string, Table> = {
     creating: { minimum: 0 },
     ...CONDITIONS,
   },
-  GroupwareProfile: { instances: { minimum: 0 } },
+  GroupwareProfile: { instances: { minimum: 0 }, ...CONDITIONS },
   SignalingServer: { ...CONDITIONS, ...TALK_REGISTRATIONS },
   RecordingServer: { ...CONDITIONS, ...TALK_REGISTRATIONS },
 };

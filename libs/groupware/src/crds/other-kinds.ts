@@ -38,6 +38,7 @@ export const groupwareProfileSpec = object(
 export const groupwareProfileStatus = object(
   {
     observedGeneration,
+    conditions,
     instances: integer({ description: 'Instances naming this profile.', minimum: 0 }),
   },
   { description: 'Observed state.' },

@@ -1,5 +1,8 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule, type Reconciler } from '@platform/kube';
+import { GroupwarePoolReconciler } from '../pools/groupware-pool.reconciler.js';
+import { GroupwareProfileReconciler } from '../profiles/groupware-profile.reconciler.js';
+import { GroupwareReconciler } from '../tenant/groupware.reconciler.js';
 import {
   RecordingServerReconciler,
   SignalingServerReconciler,
@@ -12,7 +15,13 @@ export interface GroupwareOperatorOptions {
 }
 
 /** One reconciler per kind of the group. */
-const RECONCILERS: Type<Reconciler>[] = [SignalingServerReconciler, RecordingServerReconciler];
+const RECONCILERS: Type<Reconciler>[] = [
+  GroupwareProfileReconciler,
+  GroupwarePoolReconciler,
+  GroupwareReconciler,
+  SignalingServerReconciler,
+  RecordingServerReconciler,
+];
 
 /** The groupware operator: the reconcilers of k8s.neutral.com on the operator runtime. */
 @Module({})

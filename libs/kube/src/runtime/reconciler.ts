@@ -21,9 +21,12 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
-/** What finalize() returns while its cleanup is under way (e.g. Jobs still running). */
+/**
+ * What finalize() may answer when the cleanup cannot finish yet (e.g. the object is still in
+ * use): the finalizer stays, and finalize runs again on the next event that queues the object,
+ * or after `requeueAfterMs`.
+ */
 export interface FinalizeResult {
-  /** The finalizer stays; owned kinds' events, or requeueAfterMs, bring the object back. */
   pending: true;
   requeueAfterMs?: number;
 }
@@ -50,7 +53,10 @@ export interface Reconciler<T extends KubeObject = KubeObject> {
    * kind (undefined: every object), for owned kinds that are not all labelled alike.
    */
   readonly ownsSelector?: string | ((kind: KindRef) => string | undefined);
-  /** Added before the first reconcile; on deletion finalize() runs, then the finalizer is removed. */
+  /**
+   * Added before the first reconcile; on deletion finalize() runs, then the finalizer is removed
+   * unless finalize answered `{pending: true}`.
+   */
   readonly finalizer?: string;
   reconcile(object: T, context: ReconcileContext): Promise<ReconcileResult | void>;
   finalize?(object: T, context: ReconcileContext): Promise<FinalizeResult | void>;
