@@ -9,6 +9,7 @@ export const ALERTING_TABLES: TableOwnership = {
     'alert_dispatch_owed',
     'alert_dispatch_sweep',
     'alert_event',
+    'alert_ingest_severity_map',
     'alert_route',
     'alert_route_endpoint',
     'alert_search',
