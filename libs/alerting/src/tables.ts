@@ -17,6 +17,7 @@ export const ALERTING_TABLES: TableOwnership = {
     'alert_search_state',
     'alert_search_total',
     'alert_silence',
+    'heartbeat',
     'maintenance_window',
     'notification_endpoint',
     'test_alert',
