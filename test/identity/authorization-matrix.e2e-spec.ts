@@ -188,6 +188,7 @@ describe('authorization matrix', () => {
       '/rotation',
       '/on_call_overrides',
       '/on_call_overrides/:override_id',
+      '/calendar_feed',
     ])
       ids[`/projects/:project_id/on_call_rosters/:id${path}`] = roster;
     queries['/projects/:project_id/on_call_rosters/:id/shifts'] =

@@ -71,6 +71,9 @@ export async function createFuzzFixtures(t: MailingTestApp): Promise<FuzzFixture
       .send({ name: 'fuzz watchdog', interval_seconds: 60 })
       .expect(201)
   ).body.data as { id: string; ping_url: string };
+  const calendarFeed = (
+    await t.request().post(`${rosterPath}/calendar_feed`).set(as(owner.jwt)).expect(201)
+  ).body.data as { url: string };
   await t
     .request()
     .put(`${rosterPath}/rotation`)
@@ -113,6 +116,7 @@ export async function createFuzzFixtures(t: MailingTestApp): Promise<FuzzFixture
       token: 'not-an-invitation-token',
       signed_id: 'not-a-signed-token',
       ping_key: heartbeat.ping_url.split('/').pop()!,
+      feed_key: calendarFeed.url.split('/').pop()!,
     },
     ids: {
       projects: projectId,
