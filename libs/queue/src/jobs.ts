@@ -115,7 +115,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.OrganizationWebhookDeliver]: QueueName.Deliveries,
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
   [JobName.OpenStackServerWatch]: QueueName.Maintenance,
-  [JobName.HeartbeatSweep]: QueueName.Escalations,
+  [JobName.HeartbeatSweep]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

@@ -3,7 +3,6 @@ import { CapabilitiesService, capabilityNotEnabled, isEnabled } from '@platform/
 import { Clock } from '@platform/core';
 import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { alertingNotFound } from '../alerting-exception.js';
-import type { IngestChanges } from '../ingest/alert-ingest.repository.js';
 import { AlertIngestService } from '../ingest/alert-ingest.service.js';
 import { HeartbeatPingUrls } from './heartbeat-ping-urls.js';
 import { HeartbeatsRepository } from './heartbeats.repository.js';
@@ -49,7 +48,6 @@ export class HeartbeatPingsService {
       if (pinged.previous !== 'down') return null;
       return this.alerts.ingest(manager, pinged.heartbeat, 'resolved', now);
     });
-    if (changes)
-      await this.ingestion.dispatch(heartbeat.project_id, changes satisfies IngestChanges);
+    if (changes) await this.ingestion.dispatch(heartbeat.project_id, changes);
   }
 }
