@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { applySchemaDefaults, loadBackupCrd } from './index.js';
+import { applySchemaDefaults } from '@platform/kube';
+import { loadBackupCrd } from './index.js';
 
 const specOf = (plural: string, spec: object) =>
   applySchemaDefaults(loadBackupCrd(plural).spec.versions[0].schema.openAPIV3Schema, { spec }).spec;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadBackupCrds } from './index.js';
-import type { JsonSchema } from './crd-types.js';
-import { schemaAt, schemaNodes } from './schema-paths.js';
+import type { JsonSchema } from '@platform/kube';
+import { schemaAt, schemaNodes } from '@platform/kube';
 
 /** What the API server enforces or fills in for one field. */
 interface Constraint {

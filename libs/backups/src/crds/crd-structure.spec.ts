@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadBackupCrds } from './index.js';
-import type { CustomResourceDefinition, JsonSchema } from './crd-types.js';
-import { schemaAt, schemaNodes } from './schema-paths.js';
+import type { CustomResourceDefinition, JsonSchema } from '@platform/kube';
+import { schemaAt, schemaNodes } from '@platform/kube';
 
 const crds = loadBackupCrds();
 const rootOf = (crd: CustomResourceDefinition) => crd.spec.versions[0].schema.openAPIV3Schema;

@@ -103,7 +103,7 @@ export class BackupReporting {
         event(
           found.result.job,
           `${name}${failed ? 'Failed' : 'Passed'}`,
-          found.result.message,
+          found.result.message ?? '',
           failed,
         );
         if (failed) failedVerifications.push([type, `${field}.failed` as BackupWebhookEvent]);
@@ -159,7 +159,7 @@ export class BackupReporting {
       const payload = backupWebhookPayload(
         subject,
         run,
-        { message: result.message },
+        { message: result.message ?? '' },
         verifications,
         webhookEvent,
       );
@@ -232,7 +232,7 @@ export class BackupReporting {
         requeueAfterMs: pending ? HELD_RETRY_MS : undefined,
       };
     }
-    const ref = spec.webhooks!.secretRef!;
+    const ref = spec.webhooks!.secretRef;
     const conditions = setCondition(
       status.conditions,
       {
