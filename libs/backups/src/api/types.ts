@@ -46,7 +46,7 @@ export type RepositorySpec = Written<typeof repository>;
  */
 export type RepositoryType = RepositorySpec['type'];
 export type RetentionSpec = Written<typeof retention>;
-export type CacheSpec = Written<typeof cache>;
+export type CacheSpec = Written<ReturnType<typeof cache>>;
 export type AccessMode = Field<CacheSpec, 'accessMode'>;
 export type ResourceRequirements = Written<typeof jobResources>;
 export type ResourceList = Field<ResourceRequirements, 'requests'>;
@@ -119,8 +119,12 @@ export type SnapshotBackupJobStatus = Field<VolumeSnapshotBackupStatus, 'backupJ
 export type SnapshotLastBackupStatus = Field<VolumeSnapshotBackupStatus, 'lastBackup'>;
 export type VolumeSnapshotBackup = KubeObject<VolumeSnapshotBackupSpec, VolumeSnapshotBackupStatus>;
 
-// ---- S3Backup (fields not described yet: kept open) ------------------------------------------
+// ---- S3Backup ------------------------------------------------------------------------------
 
 export type S3BackupSpec = Written<typeof s3BackupSpec>;
+export type StoredS3BackupSpec = Stored<typeof s3BackupSpec>;
+export type S3SourceSpec = S3BackupSpec['source'];
+export type SyncImageSpec = Field<S3BackupSpec, 'syncImage'>;
 export type S3BackupStatus = Stored<typeof s3BackupStatus>;
+export type S3BackupPhase = Field<S3BackupStatus, 'phase'>;
 export type S3Backup = KubeObject<S3BackupSpec, S3BackupStatus>;

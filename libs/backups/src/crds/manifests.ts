@@ -28,8 +28,6 @@ export interface BackupKindDefinition {
   status: Schema<unknown, unknown, boolean>;
   /** Columns between the name and the age (which every kind shows last). */
   columns: PrinterColumn[];
-  /** Whether an object without a spec is refused. */
-  specRequired: boolean;
 }
 
 const column = (
@@ -57,7 +55,6 @@ export const BACKUP_KIND_DEFINITIONS: readonly BackupKindDefinition[] = [
       column('Snapshot', 'string', '.status.lastSnapshot', 1),
       column('Size', 'string', '.status.volumeSize', 1),
     ],
-    specRequired: true,
   },
   {
     kind: 'VolumeRestore',
@@ -72,7 +69,6 @@ export const BACKUP_KIND_DEFINITIONS: readonly BackupKindDefinition[] = [
       column('Target', 'string', '.status.targetInfo.pvcName', 1),
       column('Completion', 'date', '.status.completionTime'),
     ],
-    specRequired: true,
   },
   {
     kind: 'VolumeSnapshotBackup',
@@ -86,17 +82,23 @@ export const BACKUP_KIND_DEFINITIONS: readonly BackupKindDefinition[] = [
       column('Last Backup', 'date', '.status.lastBackup.timestamp'),
       column('Result', 'string', '.status.lastBackup.status', 1),
     ],
-    specRequired: true,
   },
   {
     kind: 'S3Backup',
     plural: 's3backups',
     shortName: 's3b',
-    description: 'Backup of an S3 bucket into a backup repository.',
+    description: 'Scheduled backup of an S3 bucket (or a prefix of it) into a backup repository.',
     spec: s3BackupSpec,
     status: s3BackupStatus,
-    columns: [PHASE],
-    specRequired: false,
+    columns: [
+      PHASE,
+      column('Bucket', 'string', '.spec.source.bucket'),
+      column('Schedule', 'string', '.spec.schedule'),
+      column('Suspended', 'boolean', '.spec.suspended', 1),
+      column('Last Backup', 'date', '.status.lastBackup'),
+      column('Snapshot', 'string', '.status.lastSnapshot', 1),
+      column('Size', 'string', '.status.size', 1),
+    ],
   },
 ];
 
@@ -106,7 +108,7 @@ function rootSchema(definition: BackupKindDefinition): JsonSchema {
   return {
     type: 'object',
     description: definition.description,
-    ...(definition.specRequired ? { required: ['spec'] } : {}),
+    required: ['spec'],
     properties: {
       apiVersion: {
         type: 'string',

@@ -113,24 +113,25 @@ export const ACCESS_MODES = [
 ] as const;
 
 /** The backup tool's cache claim, as VolumeBackup and S3Backup keep it. */
-export const cache = object(
-  {
-    enabled: boolean({
-      description: 'Keep the backup tool cache on a persistent volume claim.',
-      default: true,
-    }),
-    size: quantityString('Size of the cache claim.', '5Gi'),
-    storageClass: string({
-      description: 'Storage class of the cache claim; the cluster default when unset.',
-    }),
-    accessMode: string({
-      description: 'Access mode of the cache claim.',
-      enum: ACCESS_MODES,
-      default: 'ReadWriteOnce',
-    }),
-  },
-  { description: 'Persistent cache of the backup tool.', default: {} },
-);
+export const cache = (description = 'Persistent cache of the backup tool.') =>
+  object(
+    {
+      enabled: boolean({
+        description: 'Keep the backup tool cache on a persistent volume claim.',
+        default: true,
+      }),
+      size: quantityString('Size of the cache claim.', '5Gi'),
+      storageClass: string({
+        description: 'Storage class of the cache claim; the cluster default when unset.',
+      }),
+      accessMode: string({
+        description: 'Access mode of the cache claim.',
+        enum: ACCESS_MODES,
+        default: 'ReadWriteOnce',
+      }),
+    },
+    { description, default: {} },
+  );
 
 interface ResourceDefaults {
   requests: { memory: string; cpu: string };

@@ -92,7 +92,7 @@ export const volumeBackupSpec = object(
     exclude,
     host: backupHost,
     retention,
-    cache,
+    cache: cache(),
     resources: jobResources,
     image: resticImage('Always'),
     kubeconfig,
