@@ -9,7 +9,7 @@ import {
   VERSION_PATTERN,
 } from './common-schemas.js';
 import { groupwareApps, groupwareInstanceSpec } from './groupware-instance.js';
-import { array, boolean, integer, object, string, withoutDefaults } from './schema-builder.js';
+import { array, boolean, integer, object, string, withoutDefaults } from '@platform/kube';
 
 /*
  * GroupwareProfile as the spec defines it; GroupwarePool, Groupware, SignalingServer and
