@@ -162,6 +162,8 @@ export class OpenApiConformance {
   }
 
   private check(request: Request, response: Response, body: Buffer | null): void {
+    // A CORS preflight asks the browser's question about an operation; it is not one.
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) return;
     // The document and the reference showing it describe the API, they are not part of it.
     if (request.path === OPENAPI_PATH) return;
     // Static assets see the path below their mount point; the full one is baseUrl + path.

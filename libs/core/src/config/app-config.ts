@@ -136,6 +136,11 @@ export interface AppConfig {
    */
   trustedProxies: string[];
   /**
+   * CORS_ORIGINS: origins (`https://dashboard.example.com`, comma-separated) whose browser pages
+   * may call the API with credentials; empty: no cross-origin access.
+   */
+  corsOrigins: string[];
+  /**
    * RATE_LIMIT_EXEMPT_NETWORKS: client addresses or CIDR ranges (an office NAT, a load-test
    * host) that the per-address rate limits do not count; the login throttle counts them still.
    */
@@ -340,6 +345,18 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     }
   }
 
+  const corsOrigins = (read.raw('CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of corsOrigins) {
+    if (!isOrigin(entry)) {
+      read.problems.push(
+        `CORS_ORIGINS must list origins such as https://app.example.com, without path (got "${entry}")`,
+      );
+    }
+  }
+
   const rateLimitExemptNetworks = (read.raw('RATE_LIMIT_EXEMPT_NETWORKS') ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -415,6 +432,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     alertSearchMemoryMb: read.integer('ALERT_SEARCH_MEMORY_MB', 256, 0, 1_048_576),
     outboundAllowPrivateNetworks: read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false),
     trustedProxies,
+    corsOrigins,
     rateLimitExemptNetworks,
     metricsToken,
     operator: {
@@ -443,6 +461,16 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
 
   if (read.problems.length > 0) throw new ConfigValidationError(read.problems);
   return config;
+}
+
+/** A browser origin: http(s), a host, an optional port, nothing after. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return /^https?:$/.test(url.protocol) && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** Loads the configuration or ends the process with a message naming every bad variable. */

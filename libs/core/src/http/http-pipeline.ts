@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface.js';
 import { WsAdapter } from '@nestjs/platform-ws';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
@@ -31,6 +32,40 @@ function routeLabel(request: Request): string {
  * then the async context that logs read the request id from. WebSocket gateways (the Action
  * Cable endpoint) share the HTTP server through the ws adapter.
  */
+/**
+ * Browser dashboards on the CORS_ORIGINS call with their session cookie (so the CSRF header is
+ * allowed) or a token, and read the headers clients act on.
+ */
+export function corsOptions(origins: string[]): CorsOptions {
+  return {
+    origin: origins,
+    credentials: true,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'API-Version',
+      'X-Access-Token',
+      'X-CSRF-Token',
+      'X-Request-Id',
+      'Idempotency-Key',
+    ],
+    exposedHeaders: [
+      'Authorization',
+      'API-Version',
+      'X-Request-Id',
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Deprecation',
+      'Sunset',
+      'Link',
+    ],
+    maxAge: 600,
+  };
+}
+
 export function configureHttpApp(
   app: INestApplication,
   config: AppConfig,
@@ -43,6 +78,7 @@ export function configureHttpApp(
   // The client address (request.ip) comes from X-Forwarded-For only through trusted proxies.
   if (config.trustedProxies.length > 0) server.set('trust proxy', config.trustedProxies);
   app.useWebSocketAdapter(new WsAdapter(app));
+  if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
 
   app.use((request: RequestWithContext, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
