@@ -1,7 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig, Clock, CoreErrorCode, CoreException } from '@platform/core';
+import {
+  APP_CONFIG,
+  type AppConfig,
+  Clock,
+  CoreErrorCode,
+  CoreException,
+  type RateLimitState,
+  RequestContexts,
+} from '@platform/core';
 import { REDIS } from '@platform/queue';
 import type { Redis } from 'ioredis';
 import { addressKey } from './client-address.js';
@@ -19,7 +27,9 @@ export interface RateLimitCounter {
  * full, nothing is counted and the answer is the milliseconds until the fullest one has room, and which one it is;
  * else the event is added to every counter. Refused events are not counted, so a client that
  * waits as told gets in. KEYS: the counters; ARGV: now, event id, then limit and window (ms)
- * of each counter.
+ * of each counter. Answers {wait, counter, remaining, reset}: the counter that refused (or the
+ * tightest one after counting), the events it has room for and the milliseconds until its oldest
+ * entry leaves the window.
  */
 const TAKE = `
 local now = tonumber(ARGV[1])
@@ -39,12 +49,20 @@ for i, key in ipairs(KEYS) do
     end
   end
 end
-if wait > 0 then return {wait, fullest} end
+if wait > 0 then return {wait, fullest, 0, wait} end
+local tightest, least, reset = 0, -1, 0
 for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[2 + 2 * i])
   redis.call('ZADD', key, now, ARGV[2])
-  redis.call('PEXPIRE', key, tonumber(ARGV[2 + 2 * i]))
+  redis.call('PEXPIRE', key, window)
+  local left = tonumber(ARGV[1 + 2 * i]) - redis.call('ZCARD', key)
+  if least < 0 or left < least then
+    least = left
+    tightest = i
+    reset = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) + window - now
+  end
 end
-return {0, 0}`;
+return {0, tightest, least, reset}`;
 
 /**
  * Rate limits kept in Redis, so every API replica and worker counts together, on the injected
@@ -77,10 +95,21 @@ export class RateLimiter {
     return { rule, key: addressKey(address) };
   }
 
-  /** Counts one event on every counter, or refuses it with 429 and counts nothing. */
+  /**
+   * Counts one event on every counter, or refuses it with 429 and counts nothing. Either way the
+   * tightest counter's state is left on the request, whose answer carries it as the RateLimit
+   * headers.
+   */
   async take(...counters: Array<RateLimitCounter | null>): Promise<void> {
     const applied = counters.filter((counter): counter is RateLimitCounter => counter !== null);
-    const [waitMs, fullest] = await this.count(applied);
+    const [waitMs, fullest, remaining, resetMs] = await this.count(applied);
+    if (applied.length > 0) {
+      noteRateLimit({
+        limit: applied[fullest].rule.limit,
+        remaining,
+        resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
+      });
+    }
     if (waitMs === 0) return;
     const full = applied[fullest].rule;
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
@@ -100,21 +129,31 @@ export class RateLimiter {
     return (await this.count(counters))[0];
   }
 
-  /** The wait in milliseconds (0: counted) and the index of the counter that is full. */
-  private async count(counters: RateLimitCounter[]): Promise<[number, number]> {
-    if (counters.length === 0) return [0, 0];
+  /**
+   * The wait in milliseconds (0: counted), the index of the counter that is full (or the
+   * tightest), its room left and the milliseconds until it frees one.
+   */
+  private async count(counters: RateLimitCounter[]): Promise<[number, number, number, number]> {
+    if (counters.length === 0) return [0, 0, 0, 0];
     const keys = counters.map(({ rule, key }) => `rate-limit:${rule.name}:${digest(key)}`);
     const limits = counters.flatMap(({ rule }) => [rule.limit, rule.windowSeconds * 1000]);
-    const [waitMs, fullest] = (await this.redis.eval(
+    const [waitMs, fullest, remaining, resetMs] = (await this.redis.eval(
       TAKE,
       keys.length,
       ...keys,
       this.clock.nowMs(),
       randomUUID(),
       ...limits,
-    )) as [number, number];
-    return [waitMs, Math.max(0, fullest - 1)];
+    )) as [number, number, number, number];
+    return [waitMs, Math.max(0, fullest - 1), remaining, resetMs];
   }
+}
+
+/** The tighter of the request's counters so far, for its RateLimit headers. */
+function noteRateLimit(state: RateLimitState): void {
+  const context = RequestContexts.current();
+  if (!context) return;
+  if (!context.rateLimit || state.remaining < context.rateLimit.remaining) context.rateLimit = state;
 }
 
 function digest(key: string): string {

@@ -2,6 +2,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 
+/** The tightest rate limit a request counted against, for its RateLimit headers. */
+export interface RateLimitState {
+  limit: number;
+  /** Events the counter has room for after this one (0 when refused). */
+  remaining: number;
+  /** Seconds until the counter frees an event. */
+  resetSeconds: number;
+}
+
 /** What the platform knows about the request being served. */
 export interface RequestContext {
   requestId: string;
@@ -17,6 +26,7 @@ export interface RequestContext {
   requestedApiVersion?: string;
   organizationId?: string | null;
   projectId?: string;
+  rateLimit?: RateLimitState;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -66,6 +66,23 @@ export function corsOptions(origins: string[]): CorsOptions {
   };
 }
 
+/**
+ * Adds the RateLimit headers (IETF draft: RateLimit-Limit, -Remaining, -Reset in seconds) of a
+ * request that counted against a rate limit, as its head is written, whatever answers it.
+ */
+function sendRateLimitHeaders(request: RequestWithContext, response: Response): void {
+  const writeHead = response.writeHead.bind(response) as (...a: unknown[]) => Response;
+  response.writeHead = function (this: Response, ...args: unknown[]) {
+    const state = request.context?.rateLimit;
+    if (state && !this.headersSent) {
+      this.setHeader('RateLimit-Limit', String(state.limit));
+      this.setHeader('RateLimit-Remaining', String(state.remaining));
+      this.setHeader('RateLimit-Reset', String(state.resetSeconds));
+    }
+    return writeHead(...args);
+  } as Response['writeHead'];
+}
+
 export function configureHttpApp(
   app: INestApplication,
   config: AppConfig,
@@ -92,6 +109,7 @@ export function configureHttpApp(
       requestedApiVersion: resolution.ok ? undefined : resolution.requested,
     };
     response.setHeader('X-Request-Id', requestId);
+    sendRateLimitHeaders(request, response);
     if (resolution.ok) response.setHeader(API_VERSION_HEADER, String(resolution.version.major));
     response.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
