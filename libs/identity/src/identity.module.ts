@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@platform/audit';
 import { MailModule } from '@platform/mail';
 import { RateLimitsModule } from '@platform/rate-limits';
 import { AccessGuard } from './access/access.guard.js';
+import { IdempotencyInterceptor } from './access/idempotency.interceptor.js';
 import { AccessPolicyVerifier } from './access/access-policy.verifier.js';
 import { ProjectReadAhead } from './access/project-read-ahead.js';
 import { AccountsController } from './accounts/accounts.controller.js';
@@ -84,6 +85,7 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     AccessPolicyVerifier,
     ProjectReadAhead,
     { provide: APP_GUARD, useClass: AccessGuard },
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
   exports: [
     PasswordHasher,

@@ -14,6 +14,8 @@ export enum CoreErrorCode {
   ValidationFailed = 'validation_failed',
   UnsupportedApiVersion = 'unsupported_api_version',
   RateLimited = 'rate_limited',
+  IdempotencyKeyInUse = 'idempotency_key_in_use',
+  IdempotencyKeyReused = 'idempotency_key_reused',
   InternalError = 'internal_error',
   ServiceUnavailable = 'service_unavailable',
 }
@@ -31,6 +33,8 @@ export const CORE_ERROR_STATUS: Record<CoreErrorCode, number> = {
   [CoreErrorCode.ValidationFailed]: 422,
   [CoreErrorCode.UnsupportedApiVersion]: 400,
   [CoreErrorCode.RateLimited]: 429,
+  [CoreErrorCode.IdempotencyKeyInUse]: 409,
+  [CoreErrorCode.IdempotencyKeyReused]: 422,
   [CoreErrorCode.InternalError]: 500,
   [CoreErrorCode.ServiceUnavailable]: 503,
 };

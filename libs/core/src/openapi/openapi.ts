@@ -3,6 +3,7 @@ import {
   DocumentBuilder,
   getSchemaPath,
   type OpenAPIObject,
+  type OperationObject,
   type ResponseObject,
   type SchemaObject,
   SwaggerModule,
@@ -205,25 +206,53 @@ function declareContractErrors(document: OpenAPIObject): void {
         operation.parameters = operation.parameters?.filter(
           (p) => !('in' in p && p.in === 'header' && p.name === VERSION_HEADER),
         );
-      for (const [status, code, when] of unversioned
-        ? CONTRACT_ERRORS
-        : [...CONTRACT_ERRORS, ...VERSIONED_ERRORS]) {
-        const existing = operation.responses[status] as ResponseObject | undefined;
-        if (!existing) {
-          operation.responses[status] = errorResponse(`\`${code}\`: ${when}`, [code]);
-          continue;
-        }
-        const schema = existing.content?.['application/json']?.schema as SchemaObject | undefined;
-        const codes = (schema?.allOf?.[1] as SchemaObject | undefined)?.properties?.code as
-          SchemaObject | undefined;
-        // A bare error envelope already allows every code of its status.
-        if (!codes?.enum || codes.enum.includes(code)) continue;
-        codes.enum.push(code);
-        existing.description += `; \`${code}\`: ${when}`;
+      for (const error of unversioned ? CONTRACT_ERRORS : [...CONTRACT_ERRORS, ...VERSIONED_ERRORS])
+        addErrorDoc(operation, error);
+      if (isKeyedCreate(method, operation)) {
+        operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER];
+        for (const error of IDEMPOTENCY_ERRORS) addErrorDoc(operation, error);
       }
     }
 }
 
+/**
+ * Adds a failure to what an operation documents for its status (its `code` enum gains the code)
+ * or as a response of its own.
+ */
+function addErrorDoc(operation: OperationObject, [status, code, when]: ErrorDoc): void {
+  const existing = operation.responses[status] as ResponseObject | undefined;
+  if (!existing) {
+    operation.responses[status] = errorResponse(`\`${code}\`: ${when}`, [code]);
+    return;
+  }
+  const schema = existing.content?.['application/json']?.schema as SchemaObject | undefined;
+  const codes = (schema?.allOf?.[1] as SchemaObject | undefined)?.properties?.code as
+    SchemaObject | undefined;
+  // A bare error envelope already allows every code of its status.
+  if (!codes?.enum || codes.enum.includes(code)) return;
+  codes.enum.push(code);
+  existing.description += `; \`${code}\`: ${when}`;
+}
+
+/** Creates (POST answering 201) of a signed-in caller take an Idempotency-Key. */
+function isKeyedCreate(method: string, operation: OperationObject): boolean {
+  return method === 'post' && '201' in operation.responses && (operation.security ?? []).length > 0;
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  schema: { type: 'string' as const, minLength: 1, maxLength: 255 },
+  description:
+    'makes a retried create safe: the same key and request within 24 hours get the first answer again (`Idempotent-Replayed: true`) without creating anything',
+};
+
+const IDEMPOTENCY_ERRORS: readonly ErrorDoc[] = [
+  [409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still running'],
+  [422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request'],
+  [422, 'validation_failed', 'an Idempotency-Key that is not 1 to 255 visible ASCII characters'],
+];
 function errorResponse(description: string, codes: string[]): ResponseObject {
   return {
     description,
