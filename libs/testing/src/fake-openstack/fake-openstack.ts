@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cinderService } from './cinder.js';
+import { type CinderOptions, cinderService } from './cinder.js';
 import { type DesignateOptions, designateService } from './designate.js';
 import { type FakeReply, type FakeService, json, ProjectResources } from './fake-service.js';
 import { FakeKeystone } from './keystone.js';
@@ -57,6 +57,8 @@ export class FakeOpenStack {
   serverPageSize = 1000;
   /** Designate's timings and page size, changeable while it runs. */
   readonly designate: DesignateOptions = { activateMs: 50, pageSize: 20 };
+  /** What Cinder's new snapshots and volumes become on their next read, and its clock. */
+  readonly cinder: CinderOptions = { snapshots: 'available', volumes: 'available', now: Date.now };
   private readonly services = new Map<string, FakeService>();
   private failures: InjectedFailure[] = [];
   private readonly hanging = new Set<ServerResponse>();
@@ -81,7 +83,7 @@ export class FakeOpenStack {
       }),
     );
     this.register(glanceService());
-    this.register(cinderService(this.resources));
+    this.register(cinderService(this.resources, this.cinder));
     this.register(octaviaService(this.resources));
     this.register(designateService(this.resources, this.designate));
     this.register(neutronService(this.resources));
