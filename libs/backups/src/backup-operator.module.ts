@@ -8,6 +8,11 @@ import { BackupWebhookNotifier } from './volume-backup/backup-webhooks.js';
 import { RemoteClusterClients } from './volume-backup/target-cluster.js';
 import { VolumeBackupReconciler } from './volume-backup/volume-backup.reconciler.js';
 import { VolumeRestoreReconciler } from './volume-restore/index.js';
+import {
+  CinderClients,
+  SnapshotBackupWebhooks,
+  VolumeSnapshotBackupReconciler,
+} from './volume-snapshot-backup/index.js';
 
 export interface BackupOperatorOptions {
   /** Extra providers, e.g. a KubeClient (replacing the one built from the environment). */
@@ -15,7 +20,10 @@ export interface BackupOperatorOptions {
   timing?: Partial<OperatorTiming>;
 }
 
-/** The backup operator: the VolumeBackup and VolumeRestore reconcilers on the operator runtime. */
+/**
+ * The backup operator: the VolumeBackup, VolumeRestore and VolumeSnapshotBackup reconcilers on
+ * the operator runtime.
+ */
 @Module({})
 export class BackupOperatorModule {
   static forRoot(options: BackupOperatorOptions = {}): DynamicModule {
@@ -24,7 +32,11 @@ export class BackupOperatorModule {
       imports: [
         OperatorRuntimeModule.forRoot({
           name: 'backup-operator',
-          reconcilers: [VolumeBackupReconciler, VolumeRestoreReconciler],
+          reconcilers: [
+            VolumeBackupReconciler,
+            VolumeRestoreReconciler,
+            VolumeSnapshotBackupReconciler,
+          ],
           imports: [OutboundModule],
           providers: [
             RemoteClusterClients,
@@ -32,6 +44,8 @@ export class BackupOperatorModule {
             BackupReporting,
             RunEvents,
             VolumeBackupMetrics,
+            CinderClients,
+            SnapshotBackupWebhooks,
             ...(options.providers ?? []),
           ],
           timing: options.timing,

@@ -389,6 +389,8 @@ export interface VolumeSnapshotBackupSpec {
   nodeSelector?: Record<string, string>;
   tolerations?: Toleration[];
   affinity?: Affinity;
+  /** Signed POSTs after the run, as VolumeBackup's (an addition to the spec table). */
+  webhooks?: WebhookSpec;
 }
 
 export type VolumeSnapshotBackupPhase =
@@ -432,6 +434,7 @@ export interface VolumeSnapshotBackupStatus {
   backupJob?: SnapshotBackupJobStatus;
   lastBackup?: SnapshotLastBackupStatus;
   conditions?: Condition[];
+  webhookDeliveries?: WebhookDeliveryStatus[];
 }
 
 export type VolumeSnapshotBackup = KubeObject<VolumeSnapshotBackupSpec, VolumeSnapshotBackupStatus>;

@@ -170,6 +170,10 @@ const ADDED: Record<string, Table> = {
     'temporaryVolume.timeout': { minimum: 1 },
     'snapshot.retention.keepLast': { minimum: 0 },
     'snapshot.retention.keepForDays': { minimum: 0 },
+    // Signed deliveries as VolumeBackup's: the run's outcome reaches its webhooks.
+    webhooks: { required: ['secretRef'] },
+    'webhooks.secretRef': { required: ['name'] },
+    'webhooks.secretRef.key': { default: 'secret' },
   },
 };
 

@@ -39,11 +39,13 @@ export function cinderService(resources: ProjectResources, options: CinderOption
     return object;
   };
   return new FakeService('block-storage', '/volume/v3/{project_id}')
-    .on('GET', /^\/volumes\/detail$/, (r) =>
-      json(200, {
-        volumes: [...volumes(r.projectId).values()].map((v) => settle(v, options.volumes)),
-      }),
-    )
+    .on('GET', /^\/volumes\/detail$/, (r) => {
+      const filters = ['name', 'status'].filter((key) => r.query.has(key));
+      const found = [...volumes(r.projectId).values()]
+        .map((v) => settle(v, options.volumes)!)
+        .filter((v) => filters.every((key) => v[key] === r.query.get(key)));
+      return json(200, { volumes: found });
+    })
     .on('GET', /^\/volumes\/([^/]+)$/, (r, [id]) => {
       const volume = settle(volumes(r.projectId).get(id), options.volumes);
       return volume ? json(200, { volume }) : notFound('Volume', id);
