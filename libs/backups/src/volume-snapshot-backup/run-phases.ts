@@ -78,7 +78,14 @@ export async function pending(run: RunState): Promise<Step> {
     await run.save({ ...run.status, phase: 'Pending', message: source.message });
     return waitFor(WAITING_POLL_MS);
   }
-  await run.cinder();
+  // Authenticates before the run moves on, and checks the volume is in the credentials' project.
+  const volume = await (await run.cinder()).volume(source.cinderVolumeId);
+  if (!volume) {
+    return run.fail(
+      'CinderVolumeNotFound',
+      `Cinder volume ${source.cinderVolumeId} of claim ${run.source} is not in the credentials' project`,
+    );
+  }
   const name = snapshotName(run.spec.snapshot.namePrefix, run.backup, now);
   const message = `Creating snapshot ${name} of Cinder volume ${source.cinderVolumeId}`;
   await run.save(

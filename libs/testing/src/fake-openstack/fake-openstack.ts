@@ -28,6 +28,8 @@ export interface InjectedFailure {
   hang?: boolean;
   /** How many requests it applies to (default 1). */
   times?: number;
+  /** Carry the request out, then answer the failure: an answer lost on the way back. */
+  afterApplying?: boolean;
 }
 
 /** One request the fake received from the platform. */
@@ -250,9 +252,7 @@ export class FakeOpenStack {
       }
       const projectId = token.scope.projectId;
       this.calls.push({ service: service.type, method, path, projectId, body });
-      if (this.injected(service.type, method, path, res)) return;
-      return this.reply(
-        res,
+      const handle = () =>
         service.handle({
           method,
           path,
@@ -261,8 +261,9 @@ export class FakeOpenStack {
           headers: req.headers,
           projectId,
           userId: token.userId,
-        }),
-      );
+        });
+      if (this.injected(service.type, method, path, res, handle)) return;
+      return this.reply(res, handle());
     }
     return this.reply(
       res,
@@ -270,7 +271,13 @@ export class FakeOpenStack {
     );
   }
 
-  private injected(service: string, method: string, path: string, res: ServerResponse): boolean {
+  private injected(
+    service: string,
+    method: string,
+    path: string,
+    res: ServerResponse,
+    apply?: () => FakeReply,
+  ): boolean {
     const failure = this.failures.find(
       (f) =>
         (!f.service || f.service === service) &&
@@ -280,6 +287,7 @@ export class FakeOpenStack {
     if (!failure) return false;
     failure.times = (failure.times ?? 1) - 1;
     if (failure.times <= 0) this.failures = this.failures.filter((f) => f !== failure);
+    if (failure.afterApplying) apply?.();
     if (failure.hang) {
       this.hanging.add(res);
       return true;
