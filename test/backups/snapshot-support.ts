@@ -290,3 +290,13 @@ export function seedOperatorSnapshot(
     updated_at: null,
   });
 }
+
+/**
+ * Stops the operator as a crash would end it between two steps, and starts a new one on the
+ * same cluster and cloud: what it knows of the runs is only what status and Cinder hold.
+ */
+export async function restartOperator(env: SnapshotEnvironment): Promise<void> {
+  await env.operator.close();
+  env.operator = await startBackupOperator(env.server);
+  env.cloud.cinder.now = () => env.operator.clock.now().getTime();
+}
