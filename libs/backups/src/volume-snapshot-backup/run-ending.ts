@@ -132,8 +132,8 @@ async function webhookPayload(
     snapshotId: summary?.snapshotId ?? null,
     cinderSnapshotId: run.status.currentSnapshot?.id ?? null,
     volumeSize: summary?.volumeSize ?? null,
-    startTime: new Date(startedMs).toISOString(),
-    completionTime: now.toISOString(),
+    startTime: statusTime(new Date(startedMs)),
+    completionTime: statusTime(now),
     message,
   };
 }
