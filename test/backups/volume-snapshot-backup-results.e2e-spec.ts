@@ -20,7 +20,7 @@ import {
 
 type EventObject = KubeObject & { reason: string; message: string; type: string };
 
-describe('VolumeSnapshotBackup operator: snapshot retention, webhooks and events', () => {
+describe('VolumeSnapshotBackup operator: snapshot retention, webhooks, events and metrics', () => {
   let env: SnapshotEnvironment;
   let receiver: WebhookReceiver;
 
@@ -203,6 +203,16 @@ describe('VolumeSnapshotBackup operator: snapshot retention, webhooks and events
       snapshotId: null,
       job: 'unlucky-backup',
     });
+    const metrics = await env.operator.metrics();
+    expect(metrics).toContain(
+      `volume_snapshot_backup_succeeded{namespace="${ns}",name="unlucky"} 0`,
+    );
+    expect(metrics).toContain(
+      'volume_snapshot_backup_succeeded{namespace="vsb-hooks",name="hooked"} 1',
+    );
+    expect(metrics).toContain(
+      `volume_snapshot_backup_completion_timestamp_seconds{namespace="${ns}",name="unlucky"} ${Date.parse(failed.status!.lastBackup!.timestamp!) / 1000}`,
+    );
     const warning = env.server
       .list<EventObject>(CoreKinds.Event, ns)
       .find((e) => e.reason === 'BackupFailed');

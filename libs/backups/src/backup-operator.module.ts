@@ -10,6 +10,7 @@ import { VolumeBackupReconciler } from './volume-backup/volume-backup.reconciler
 import { VolumeRestoreReconciler } from './volume-restore/index.js';
 import {
   CinderClients,
+  SnapshotBackupMetrics,
   SnapshotBackupWebhooks,
   VolumeSnapshotBackupReconciler,
 } from './volume-snapshot-backup/index.js';
@@ -45,6 +46,7 @@ export class BackupOperatorModule {
             RunEvents,
             VolumeBackupMetrics,
             CinderClients,
+            SnapshotBackupMetrics,
             SnapshotBackupWebhooks,
             ...(options.providers ?? []),
           ],

@@ -1,5 +1,6 @@
 export * from './cinder-client.js';
 export * from './openstack-credentials.js';
+export * from './snapshot-backup-metrics.js';
 export * from './snapshot-backup-spec.js';
 export * from './snapshot-backup-status.js';
 export * from './snapshot-backup-webhooks.js';

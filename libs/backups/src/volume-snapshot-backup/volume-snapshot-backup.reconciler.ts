@@ -17,6 +17,7 @@ import { backingUp, creatingVolume } from './volume-phases.js';
 import { RunState, type Step, WAITING_POLL_MS } from './run-state.js';
 import { SNAPSHOT_BACKUP_LABEL } from './snapshot-backup-spec.js';
 import { SnapshotConditions, TERMINAL_PHASES, withCondition } from './snapshot-backup-status.js';
+import { SnapshotBackupMetrics } from './snapshot-backup-metrics.js';
 import { SnapshotBackupWebhooks } from './snapshot-backup-webhooks.js';
 
 export const SNAPSHOT_CLEANUP_FINALIZER = 'backups.k8s.neutral.com/snapshot-cleanup';
@@ -51,6 +52,7 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
     private readonly cinders: CinderClients,
     private readonly webhooks: SnapshotBackupWebhooks,
     private readonly events: RunEvents,
+    private readonly metrics: SnapshotBackupMetrics,
   ) {}
 
   async reconcile(
@@ -61,7 +63,10 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
     try {
       for (let steps = 0; steps < MAX_STEPS_PER_PASS; steps++) {
         const step = await phaseStep(run);
-        if ('done' in step) return step.done;
+        if ('done' in step) {
+          this.metrics.record(run.namespace, run.name, run.status);
+          return step.done;
+        }
       }
       return { requeueAfterMs: 0 };
     } catch (error) {
@@ -88,6 +93,7 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
 
   async finalize(backup: VolumeSnapshotBackup, context: ReconcileContext): Promise<void> {
     const run = this.runOf(backup, context);
+    this.metrics.forget(run.namespace, run.name);
     const phase = backup.status?.phase;
     if (phase && TERMINAL_PHASES.includes(phase)) return;
     try {
