@@ -7,7 +7,7 @@ import {
   PLAIN_FAILURES,
 } from './errors.js';
 import { Keystone, type KeystoneCredentials, type TokenScope } from './keystone.js';
-import { FetchTransport, type OpenStackTransport } from './transport.js';
+import { NodeHttpTransport, type OpenStackTransport } from './transport.js';
 
 export interface OpenStackCall {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -39,7 +39,7 @@ export class OpenStackSession {
   private readonly transport: OpenStackTransport;
 
   constructor(private readonly options: OpenStackSessionOptions) {
-    this.transport = options.transport ?? new FetchTransport(this.failures);
+    this.transport = options.transport ?? new NodeHttpTransport(this.failures);
     this.keystone = new Keystone(options.credentials, this.transport, options.clock, this.failures);
   }
 

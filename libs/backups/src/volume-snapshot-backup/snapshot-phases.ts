@@ -88,7 +88,7 @@ function describeSnapshot(
 }
 
 /**
- * CreatingSnapshot: creates the snapshot (adopting one a crash left unrecorded: same name, this
+ * CreatingSnapshot: creates the snapshot (adopting one a crash left unrecorded: it carries this
  * resource's uid) and waits for it to be available, at most `snapshot.timeout` seconds.
  */
 export async function creatingSnapshot(run: RunState): Promise<Step> {
@@ -120,8 +120,9 @@ export async function creatingSnapshot(run: RunState): Promise<Step> {
 /** The snapshot of the run: the one a crash left unrecorded, else a new one. */
 async function requestSnapshot(run: RunState, current: CurrentSnapshotStatus): Promise<Step> {
   const cinder = await run.cinder();
+  // A resource makes one snapshot: any of the volume's carrying its uid is the run's.
   let snapshot = (await cinder.snapshotsOf(current.cinderVolumeId!)).find(
-    (s) => s.name === current.name && s.metadata?.[CinderMetadata.ownerUid] === run.uid,
+    (s) => s.metadata?.[CinderMetadata.ownerUid] === run.uid,
   );
   try {
     snapshot ??= await cinder.createSnapshot({

@@ -16,7 +16,12 @@ import { creatingSnapshot, pending } from './snapshot-phases.js';
 import { backingUp, creatingVolume } from './volume-phases.js';
 import { RunState, type Step, WAITING_POLL_MS } from './run-state.js';
 import { SNAPSHOT_BACKUP_LABEL } from './snapshot-backup-spec.js';
-import { SnapshotConditions, TERMINAL_PHASES, withCondition } from './snapshot-backup-status.js';
+import {
+  conditionOf,
+  SnapshotConditions,
+  TERMINAL_PHASES,
+  withCondition,
+} from './snapshot-backup-status.js';
 import { SnapshotBackupMetrics } from './snapshot-backup-metrics.js';
 import { SnapshotBackupWebhooks } from './snapshot-backup-webhooks.js';
 
@@ -59,7 +64,8 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
     backup: VolumeSnapshotBackup,
     context: ReconcileContext,
   ): Promise<ReconcileResult | void> {
-    const run = this.runOf(backup, context);
+    const run = await this.currentRun(backup, context);
+    if (!run) return;
     try {
       for (let steps = 0; steps < MAX_STEPS_PER_PASS; steps++) {
         const step = await phaseStep(run);
@@ -97,7 +103,8 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
     const phase = backup.status?.phase;
     if (phase && TERMINAL_PHASES.includes(phase)) return;
     try {
-      const waiting = await removeRunObjects(run, false);
+      const succeeded = conditionOf(run.status, SnapshotConditions.succeeded)?.status === 'True';
+      const waiting = await removeRunObjects(run, succeeded);
       // Thrown so the runtime tries again (with backoff) and the deletion waits for Cinder.
       if (waiting) throw new Error(`VolumeSnapshotBackup ${run.namespace}/${run.name}: ${waiting}`);
     } catch (error) {
@@ -110,6 +117,25 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
         'VolumeSnapshotBackupReconciler',
       );
     }
+  }
+
+  /**
+   * The run as the API server has it while it is under way: the cached copy may predate this
+   * operator's last write, and a step taken from an older phase would repeat work. Ended runs
+   * are taken from the cache (nothing is decided from them but pending deliveries).
+   */
+  private async currentRun(
+    backup: VolumeSnapshotBackup,
+    context: ReconcileContext,
+  ): Promise<RunState | undefined> {
+    const phase = backup.status?.phase;
+    if (phase && TERMINAL_PHASES.includes(phase)) return this.runOf(backup, context);
+    const fresh = await context.client.get<VolumeSnapshotBackup>(
+      VolumeSnapshotBackupKind,
+      backup.metadata.namespace,
+      backup.metadata.name ?? '',
+    );
+    return fresh ? this.runOf(fresh, context) : undefined;
   }
 
   private runOf(backup: VolumeSnapshotBackup, context: ReconcileContext): RunState {
