@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { CINDER_POLL_MS, WAITING_POLL_MS } from '@platform/backups';
 import { CoreKinds, type KubeObject } from '@platform/kube';
-import { expectEventually } from '@platform/testing';
+import { expectEventually, seedVolume } from '@platform/testing';
 import {
   bindClaim,
   cinderState,
@@ -191,6 +191,37 @@ describe('VolumeSnapshotBackup operator: timeouts, refusals and failures end in 
       `PersistentVolume pvc-${ns}-app-data of PersistentVolumeClaim ${ns}/app-data is not a Cinder volume (CSI driver rbd.csi.ceph.com)`,
     );
     expect(failed.status?.currentSnapshot).toBeUndefined();
+  });
+
+  it('with autoDiscover off the claim annotation names the Cinder volume; without it the run fails', async () => {
+    const ns = 'vsb-annotated';
+    await prepareNamespace(env, ns);
+    const named = seedVolume(env.cloud.resources, env.projectId, { name: 'named', size: 5 });
+    await createSnapshotBackup(env, ns, 'unnamed', {
+      openstack: { credentialsSecretRef: { name: 'openstack' }, autoDiscover: false },
+    });
+    const failed = await inPhase(env, ns, 'unnamed', 'Failed');
+    expect(failed.status?.message).toBe(
+      `openstack.autoDiscover is false and PersistentVolumeClaim ${ns}/app-data has no backups.k8s.neutral.com/cinder-volume-id annotation`,
+    );
+
+    const claim = env.server.get<KubeObject>(CoreKinds.PersistentVolumeClaim, ns, 'app-data')!;
+    env.server.put(CoreKinds.PersistentVolumeClaim, {
+      ...claim,
+      metadata: {
+        ...claim.metadata,
+        annotations: { 'backups.k8s.neutral.com/cinder-volume-id': named.id },
+      },
+    });
+    await createSnapshotBackup(env, ns, 'annotated', {
+      openstack: { credentialsSecretRef: { name: 'openstack' }, autoDiscover: false },
+    });
+    await expectEventually(() =>
+      expect(snapshotBackupOf(env, ns, 'annotated')!.status?.currentSnapshot).toMatchObject({
+        cinderVolumeId: named.id,
+        sizeGB: 5,
+      }),
+    );
   });
 
   it('waits in Pending while the credentials Secret is missing, then runs with an application credential', async () => {
