@@ -5,7 +5,7 @@
 export interface OpenStackFailures {
   /** Keystone refused the credentials (401 or 403 on the auth request). */
   refused(status: number): Error;
-  /** No usable answer: unreachable, an unexpected status, a token or catalog without what is needed. */
+  /** No usable answer: unreachable, an unexpected status, or a token or catalog short of it. */
   unavailable(what: string): Error;
 }
 
@@ -40,7 +40,7 @@ export const PLAIN_FAILURES: OpenStackFailures = {
   unavailable: (what) => new OpenStackUnavailable(what),
 };
 
-/** The human-readable message of an OpenStack error body (`{"itemNotFound": {"message": ...}}`, ...). */
+/** The message of an OpenStack error body (`{"itemNotFound": {"message": ...}}`, ...). */
 export function openStackMessage(body: unknown): string | undefined {
   if (typeof body === 'string') return body.trim().slice(0, 500) || undefined;
   if (!body || typeof body !== 'object') return undefined;

@@ -65,9 +65,10 @@ interface TokenBody {
 }
 
 /**
- * Keystone v3 authentication (password or application credential) with a token cache per scope. A token is reused until 5
- * minutes before its `expires_at`; concurrent requests for the same scope share one auth call
- * (single-flight), so a burst of first requests costs Keystone one token.
+ * Keystone v3 authentication (password or application credential) with a token cache per
+ * scope. A token is reused until 5 minutes before its `expires_at`; concurrent requests for the
+ * same scope share one auth call (single-flight), so a burst of first requests costs Keystone
+ * one token.
  */
 export class Keystone {
   private readonly cached = new Map<string, ScopedToken>();

@@ -97,7 +97,7 @@ export class RunState {
       }
       const access = await readCloudAccess(this.context.client, ref, this.spec.openstack.region);
       this.cinderClient = this.services.cinders.clientFor(access);
-      // Only a run that once lacked credentials shows the condition; it is recorded with the next write.
+      // Only a run that once lacked credentials shows the condition; the next write records it.
       if (conditionOf(this.status, SnapshotConditions.credentialsReady)) {
         this.status = withCondition(
           this.status,

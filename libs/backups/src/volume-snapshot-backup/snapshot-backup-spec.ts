@@ -150,7 +150,7 @@ export function snapshotBackupNames(backup: VolumeSnapshotBackup) {
   };
 }
 
-/** `<prefix>-<namespace>-<name>-<UTC yyyymmddhhmmss>`: the snapshot name of a run started at `start`. */
+/** `<prefix>-<namespace>-<name>-<UTC yyyymmddhhmmss>`: the snapshot name of a run from `start`. */
 export function snapshotName(prefix: string, backup: VolumeSnapshotBackup, start: Date): string {
   const stamp = start.toISOString().replace(/[-:T]/g, '').slice(0, 14);
   return `${prefix}-${backup.metadata.namespace ?? ''}-${backup.metadata.name ?? ''}-${stamp}`;

@@ -111,7 +111,7 @@ export class VolumeSnapshotBackupReconciler implements Reconciler<VolumeSnapshot
       if (!(error instanceof CredentialsUnavailable || error instanceof OpenStackAuthRefused)) {
         throw error;
       }
-      // Without credentials nothing in Cinder can be reached; holding the deletion would not change that.
+      // Without credentials nothing in Cinder can be reached: holding the deletion changes nothing.
       context.logger.warn?.(
         `VolumeSnapshotBackup ${run.namespace}/${run.name}: Cinder objects left in place: ${error.message}`,
         'VolumeSnapshotBackupReconciler',
