@@ -11,15 +11,19 @@ import {
   OperatorProcess,
   residentMemory,
 } from './operator-process.js';
+import { SnapshotBackupLoad } from './snapshot-backups.js';
 
 /**
- * The backup operator against the fake API server: BENCH_VOLUME_BACKUPS VolumeBackups spread
- * over BENCH_NAMESPACES namespaces, created through the API while the operator (the built
- * deployable, its own process) runs. Prints the time until every one has its CronJob and a
- * status, the writes per object over a resync once everything is in place (target 0), and
- * the operator's peak resident memory (target < 150 MiB).
+ * The backup operator against the fake API server: BENCH_VOLUME_BACKUPS VolumeBackups and
+ * BENCH_SNAPSHOT_BACKUPS VolumeSnapshotBackups (over a fake OpenStack's Cinder) spread over
+ * BENCH_NAMESPACES namespaces, created through the API while the operator (the built
+ * deployable, its own process) runs. Prints the time until every VolumeBackup has its CronJob
+ * and a status and every VolumeSnapshotBackup's run has ended, the writes per object over a
+ * resync once everything is in place (target 0), and the operator's peak resident memory
+ * (target < 150 MiB).
  */
 const COUNT = Number(process.env.BENCH_VOLUME_BACKUPS ?? 1000);
+const SNAPSHOT_COUNT = Number(process.env.BENCH_SNAPSHOT_BACKUPS ?? 100);
 const NAMESPACES = Number(process.env.BENCH_NAMESPACES ?? 10);
 const CREATE_CONCURRENCY = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 16);
 const RESYNC_SECONDS = Number(process.env.BENCH_RESYNC_SECONDS ?? 20);
@@ -34,7 +38,19 @@ const CRD: KindRef = {
   namespaced: false,
 };
 /** The kinds whose writes count: the operator's, not the lease of its leader election. */
-const COUNTED_KINDS = ['VolumeBackup', 'CronJob', 'PersistentVolumeClaim', 'Job', 'Pod'];
+const COUNTED_KINDS = [
+  'VolumeBackup',
+  'VolumeSnapshotBackup',
+  'CronJob',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+  'Job',
+  'Pod',
+];
+/** The bench's own creates, not the operator's writes. */
+const isBenchCreate = (request: { method: string; kind?: string }) =>
+  request.method === 'POST' &&
+  (request.kind === 'VolumeBackup' || request.kind === 'VolumeSnapshotBackup');
 
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -79,7 +95,7 @@ function writeBreakdown(server: FakeKubeApiServer): string {
   for (const request of server.requests) {
     if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(request.method)) continue;
     if (!COUNTED_KINDS.includes(request.kind ?? '')) continue;
-    if (request.method === 'POST' && request.kind === 'VolumeBackup') continue;
+    if (isBenchCreate(request)) continue;
     const key = `${request.method} ${request.kind}${request.subresource ? `/${request.subresource}` : ''}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
@@ -88,7 +104,7 @@ function writeBreakdown(server: FakeKubeApiServer): string {
 
 /** Writes of the operator: everything but the bench's own creates of VolumeBackups. */
 function operatorWrites(server: FakeKubeApiServer): number {
-  const creates = server.requests.filter((r) => r.method === 'POST' && r.kind === 'VolumeBackup');
+  const creates = server.requests.filter(isBenchCreate);
   return COUNTED_KINDS.reduce((sum, kind) => sum + server.mutations({ kind }), 0) - creates.length;
 }
 
@@ -96,7 +112,11 @@ async function reconcileTotal(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   return text
     .split('\n')
-    .filter((line) => line.startsWith('operator_reconcile_total{') && line.includes('VolumeBackup'))
+    .filter(
+      (line) =>
+        line.startsWith('operator_reconcile_total{') &&
+        (line.includes('"VolumeBackup"') || line.includes('"VolumeSnapshotBackup"')),
+    )
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
@@ -121,6 +141,7 @@ async function main(): Promise<void> {
   const kubeconfig = join(directory, 'kubeconfig');
   writeFileSync(kubeconfig, server.kubeconfigYaml());
   const port = await closedLocalPort();
+  const snapshots = await SnapshotBackupLoad.prepare(server, SNAPSHOT_COUNT, NAMESPACES);
   // Added after the chart's node flags to try V8 settings, e.g. "--max-semi-space-size=16".
   const extraArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const operator = OperatorProcess.start(
@@ -151,16 +172,22 @@ async function main(): Promise<void> {
 
     const cpuBefore = cpuSeconds(operator.pid);
     const started = performance.now();
-    await createAll(client);
+    const controllers = setInterval(() => snapshots.actAsControllers(), 500);
+    await Promise.all([createAll(client), snapshots.createAll(client)]);
     const created = performance.now() - started;
+    let snapshotRunsEnded = 0;
     await waitFor(
-      `${COUNT} VolumeBackups reconciled`,
+      `${COUNT} VolumeBackups reconciled and ${SNAPSHOT_COUNT} snapshot runs ended`,
       () => {
         const { cronJobs, statuses } = reconciledCount(server);
-        return cronJobs >= COUNT && statuses >= COUNT;
+        if (!snapshotRunsEnded && snapshots.finished().ended >= SNAPSHOT_COUNT) {
+          snapshotRunsEnded = performance.now() - started;
+        }
+        return cronJobs >= COUNT && statuses >= COUNT && snapshotRunsEnded > 0;
       },
       DEADLINE_MS,
     );
+    clearInterval(controllers);
     const reconciled = performance.now() - started;
     console.log(
       `${COUNT} VolumeBackups reconciled (CronJob and cache claim in place, status written) ` +
@@ -168,8 +195,14 @@ async function main(): Promise<void> {
         `(creating them took ${(created / 1000).toFixed(1)} s; ${(COUNT / (reconciled / 1000)).toFixed(0)}/s; ` +
         `operator CPU ${(cpuSeconds(operator.pid) - cpuBefore).toFixed(1)} s)`,
     );
+    const { succeeded } = snapshots.finished();
+    const left = snapshots.leftInCloud();
     console.log(
-      `operator writes to reach that: ${(operatorWrites(server) / COUNT).toFixed(2)} per object ` +
+      `${SNAPSHOT_COUNT} VolumeSnapshotBackups ended ${(snapshotRunsEnded / 1000).toFixed(1)} s after the first create ` +
+        `(${succeeded} Succeeded; left in Cinder: ${left.snapshots} snapshots, ${left.temporaryVolumes} temporary volumes)`,
+    );
+    console.log(
+      `operator writes to reach that: ${(operatorWrites(server) / (COUNT + SNAPSHOT_COUNT)).toFixed(2)} per object ` +
         `(${writeBreakdown(server)})`,
     );
 
@@ -189,8 +222,8 @@ async function main(): Promise<void> {
     const writesBefore = operatorWrites(server);
     const reconcilesBefore = await reconcileTotal(port);
     await waitFor(
-      'a resync of every VolumeBackup',
-      async () => (await reconcileTotal(port)) - reconcilesBefore >= COUNT,
+      'a resync of every VolumeBackup and VolumeSnapshotBackup',
+      async () => (await reconcileTotal(port)) - reconcilesBefore >= COUNT + SNAPSHOT_COUNT,
       (RESYNC_SECONDS + 60) * 1000,
     );
     await sleep(2_000);
@@ -198,7 +231,7 @@ async function main(): Promise<void> {
     const resynced = (await reconcileTotal(port)) - reconcilesBefore;
     console.log(
       `steady state: ${resynced} reconciles over a resync, ${steadyWrites} writes ` +
-        `(${(steadyWrites / COUNT).toFixed(3)} per object; target 0) — ${steadyWrites === 0 ? 'met' : 'not met'}`,
+        `(${(steadyWrites / (COUNT + SNAPSHOT_COUNT)).toFixed(3)} per object; target 0) — ${steadyWrites === 0 ? 'met' : 'not met'}`,
     );
 
     const memory = residentMemory(operator.pid);
@@ -210,6 +243,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await operator.stop();
+    await snapshots.close();
     await server.stop();
     rmSync(directory, { recursive: true, force: true });
   }

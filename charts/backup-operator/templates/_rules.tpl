@@ -35,7 +35,8 @@ with the kubeconfig's own identity, not with these.
 - apiGroups: ['']
   resources: [pods/log]
   verbs: [get]
-# Kubeconfig Secrets of remote clusters; repository Secrets are only referenced, never read.
+# Kubeconfig Secrets of remote clusters, OpenStack credentials of VolumeSnapshotBackups and webhook
+# signing keys; repository Secrets are only referenced, never read.
 - apiGroups: ['']
   resources: [secrets]
   verbs: [get]

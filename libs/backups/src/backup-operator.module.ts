@@ -9,6 +9,12 @@ import { BackupWebhookNotifier } from './volume-backup/backup-webhooks.js';
 import { RemoteClusterClients } from './volume-backup/target-cluster.js';
 import { VolumeBackupReconciler } from './volume-backup/volume-backup.reconciler.js';
 import { VolumeRestoreReconciler } from './volume-restore/index.js';
+import {
+  CinderClients,
+  SnapshotBackupMetrics,
+  SnapshotBackupWebhooks,
+  VolumeSnapshotBackupReconciler,
+} from './volume-snapshot-backup/index.js';
 
 export interface BackupOperatorOptions {
   /** Extra providers, e.g. a KubeClient (replacing the one built from the environment). */
@@ -16,7 +22,10 @@ export interface BackupOperatorOptions {
   timing?: Partial<OperatorTiming>;
 }
 
-/** The backup operator: the VolumeBackup, VolumeRestore and S3Backup reconcilers on the operator runtime. */
+/**
+ * The backup operator: the VolumeBackup, VolumeRestore, VolumeSnapshotBackup and S3Backup
+ * reconcilers on the operator runtime.
+ */
 @Module({})
 export class BackupOperatorModule {
   static forRoot(options: BackupOperatorOptions = {}): DynamicModule {
@@ -25,7 +34,12 @@ export class BackupOperatorModule {
       imports: [
         OperatorRuntimeModule.forRoot({
           name: 'backup-operator',
-          reconcilers: [VolumeBackupReconciler, VolumeRestoreReconciler, S3BackupReconciler],
+          reconcilers: [
+            VolumeBackupReconciler,
+            VolumeRestoreReconciler,
+            VolumeSnapshotBackupReconciler,
+            S3BackupReconciler,
+          ],
           imports: [OutboundModule],
           providers: [
             RemoteClusterClients,
@@ -35,6 +49,9 @@ export class BackupOperatorModule {
             VolumeBackupMetrics,
             S3BackupReporting,
             S3BackupMetrics,
+            CinderClients,
+            SnapshotBackupMetrics,
+            SnapshotBackupWebhooks,
             ...(options.providers ?? []),
           ],
           timing: options.timing,

@@ -13,3 +13,4 @@ export * from './volume-restore/index.js';
 export * from './volume-backup/backup-events.js';
 export * from './volume-backup/webhook-deliveries.js';
 export * from './volume-backup/backup-reporting.js';
+export * from './volume-snapshot-backup/index.js';

@@ -1,5 +1,4 @@
-export * from './client/catalog.js';
-export * from './client/keystone.js';
+export * from '@platform/openstack-client';
 export * from './client/openstack-client.js';
 export * from './migrations/index.js';
 export * from './openstack.module.js';

@@ -122,6 +122,31 @@ describe('backup-operator chart', () => {
     ]);
   });
 
+  it('grants persistent volumes (cluster-scoped, for the temporary volumes) in both RBAC modes, and nothing else', () => {
+    const include = (name: string) => `{{ include "backup-operator.${name}" . }}`;
+    const rendered = renderWith('templates/persistentvolumes-rbac.yaml', {
+      [`{{- ${include('labels').slice(3, -3)} | nindent 4 }}`]:
+        'app.kubernetes.io/name: backup-operator',
+      [include('fullname')]: 'RELEASE-backup-operator',
+      [include('serviceAccountName')]: 'SERVICE-ACCOUNT',
+      '{{ .Release.Namespace }}': 'operators',
+    });
+    expect(read('templates/persistentvolumes-rbac.yaml')).toContain(
+      '{{- if .Values.rbac.create }}',
+    );
+    const documents = parseAllDocuments(rendered).map(
+      (doc) => doc.toJS() as Record<string, unknown>,
+    );
+    expect(documents.map((doc) => doc.kind)).toEqual(['ClusterRole', 'ClusterRoleBinding']);
+    expect(documents[0].rules).toEqual([
+      { apiGroups: [''], resources: ['persistentvolumes'], verbs: ['get', 'create', 'delete'] },
+    ]);
+    expect(documents[1]).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'RELEASE-backup-operator-persistentvolumes' },
+      subjects: [{ kind: 'ServiceAccount', name: 'SERVICE-ACCOUNT', namespace: 'operators' }],
+    });
+  });
+
   it('leader election may create Leases and read and renew only its own', () => {
     const leaseName = '{{ include "backup-operator.leaseName" . | quote }}';
     expect(rulesOf('templates/role.yaml', { [leaseName]: 'LEASE' })).toEqual([
@@ -205,6 +230,7 @@ describe('backup-operator chart', () => {
       'clusterrolebinding.yaml',
       'deployment.yaml',
       'namespaced-rbac.yaml',
+      'persistentvolumes-rbac.yaml',
       'poddisruptionbudget.yaml',
       'role.yaml',
       'rolebinding.yaml',

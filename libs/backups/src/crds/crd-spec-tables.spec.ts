@@ -166,10 +166,15 @@ const ADDED: Record<string, Table> = {
     sourceBackup: { required: ['volumeBackupRef'] },
   },
   volumesnapshotbackups: {
+    'repository.type': { enum: REACHABLE_REPOSITORY_TYPES },
     'snapshot.timeout': { minimum: 1 },
     'temporaryVolume.timeout': { minimum: 1 },
     'snapshot.retention.keepLast': { minimum: 0 },
     'snapshot.retention.keepForDays': { minimum: 0 },
+    // Signed deliveries as VolumeBackup's: the run's outcome reaches its webhooks.
+    webhooks: { required: ['secretRef'] },
+    'webhooks.secretRef': { required: ['name'] },
+    'webhooks.secretRef.key': { default: 'secret' },
   },
 };
 

@@ -26,6 +26,13 @@ export const CoreKinds = {
     plural: 'persistentvolumeclaims',
     namespaced: true,
   },
+  PersistentVolume: {
+    group: '',
+    version: 'v1',
+    kind: 'PersistentVolume',
+    plural: 'persistentvolumes',
+    namespaced: false,
+  },
   Secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
   Event: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
   Job: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },

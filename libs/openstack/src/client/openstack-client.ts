@@ -1,14 +1,25 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import {
   isTimeout,
+  providerAuthFailed,
   providerNotConfigured,
+  providerUnavailable,
   UpstreamHttp,
   UpstreamMetrics,
   upstreamStatusError,
 } from '@platform/cloud-core';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
-import { endpointOf, type ServiceType } from './catalog.js';
-import { Keystone, type TokenScope } from './keystone.js';
+import {
+  endpointOf,
+  Keystone,
+  type OpenStackCall,
+  type OpenStackFailures,
+  queryString,
+  type ServiceType,
+  type TokenScope,
+} from '@platform/openstack-client';
+
+export type { OpenStackCall } from '@platform/openstack-client';
 
 /** The Nova microversion the platform speaks (Train and later). */
 export const NOVA_MICROVERSION = '2.79';
@@ -17,13 +28,11 @@ export const OPENSTACK_CALL_TIMEOUT_MS = Symbol('OPENSTACK_CALL_TIMEOUT_MS');
 /** Pauses before the retries of an idempotent read that failed upstream. */
 const READ_RETRY_DELAYS_MS = [100, 400];
 
-export interface OpenStackCall {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Relative to the service's catalog endpoint, e.g. `/servers/detail` or `/v2.0/networks`. */
-  path: string;
-  body?: unknown;
-  query?: Record<string, string | undefined>;
-}
+/** Rule 4 of 4-cloud-resources.md for Keystone and the catalog. */
+const CLOUD_FAILURES: OpenStackFailures = {
+  refused: (status) => providerAuthFailed('openstack', status),
+  unavailable: (what) => providerUnavailable('openstack', what),
+};
 
 /**
  * Thin, typed calls to an OpenStack cloud: no well-kept Node SDK for OpenStack exists, so this
@@ -44,7 +53,9 @@ export class OpenStackClient implements OnModuleDestroy {
     @Optional() metrics?: UpstreamMetrics,
   ) {
     this.http = new UpstreamHttp('openstack', metrics);
-    this.keystone = config.openstack ? new Keystone(config.openstack, this.http, clock) : null;
+    this.keystone = config.openstack
+      ? new Keystone(config.openstack, this.http, clock, CLOUD_FAILURES)
+      : null;
   }
 
   onModuleDestroy(): void {
@@ -85,7 +96,7 @@ export class OpenStackClient implements OnModuleDestroy {
       const base =
         service === 'identity'
           ? keystone.identityUrl
-          : endpointOf(token.catalog, service, this.config.openstack!.region);
+          : endpointOf(token.catalog, service, this.config.openstack!.region, CLOUD_FAILURES);
       const url = `${base}${call.path}${queryString(call.query)}`;
       let answer;
       try {
@@ -124,14 +135,6 @@ export class OpenStackClient implements OnModuleDestroy {
       return answer.body as T;
     }
   }
-}
-
-function queryString(query: OpenStackCall['query']): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
-  const text = params.toString();
-  return text ? `?${text}` : '';
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

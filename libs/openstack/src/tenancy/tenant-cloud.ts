@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@platform/identity';
-import type { ServiceType } from '../client/catalog.js';
+import type { ServiceType } from '@platform/openstack-client';
 import { type OpenStackCall, OpenStackClient } from '../client/openstack-client.js';
 import { KeystoneProjects } from './keystone-projects.service.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cinderService } from './cinder.js';
+import { type CinderOptions, cinderService } from './cinder.js';
 import { type DesignateOptions, designateService } from './designate.js';
 import { type FakeReply, type FakeService, json, ProjectResources } from './fake-service.js';
 import { FakeKeystone } from './keystone.js';
@@ -28,6 +28,8 @@ export interface InjectedFailure {
   hang?: boolean;
   /** How many requests it applies to (default 1). */
   times?: number;
+  /** Carry the request out, then answer the failure: an answer lost on the way back. */
+  afterApplying?: boolean;
 }
 
 /** One request the fake received from the platform. */
@@ -57,6 +59,8 @@ export class FakeOpenStack {
   serverPageSize = 1000;
   /** Designate's timings and page size, changeable while it runs. */
   readonly designate: DesignateOptions = { activateMs: 50, pageSize: 20 };
+  /** What Cinder's new snapshots and volumes become on their next read, and its clock. */
+  readonly cinder: CinderOptions = { snapshots: 'available', volumes: 'available', now: Date.now };
   private readonly services = new Map<string, FakeService>();
   private failures: InjectedFailure[] = [];
   private readonly hanging = new Set<ServerResponse>();
@@ -81,7 +85,7 @@ export class FakeOpenStack {
       }),
     );
     this.register(glanceService());
-    this.register(cinderService(this.resources));
+    this.register(cinderService(this.resources, this.cinder));
     this.register(octaviaService(this.resources));
     this.register(designateService(this.resources, this.designate));
     this.register(neutronService(this.resources));
@@ -248,9 +252,7 @@ export class FakeOpenStack {
       }
       const projectId = token.scope.projectId;
       this.calls.push({ service: service.type, method, path, projectId, body });
-      if (this.injected(service.type, method, path, res)) return;
-      return this.reply(
-        res,
+      const handle = () =>
         service.handle({
           method,
           path,
@@ -259,8 +261,9 @@ export class FakeOpenStack {
           headers: req.headers,
           projectId,
           userId: token.userId,
-        }),
-      );
+        });
+      if (this.injected(service.type, method, path, res, handle)) return;
+      return this.reply(res, handle());
     }
     return this.reply(
       res,
@@ -268,7 +271,13 @@ export class FakeOpenStack {
     );
   }
 
-  private injected(service: string, method: string, path: string, res: ServerResponse): boolean {
+  private injected(
+    service: string,
+    method: string,
+    path: string,
+    res: ServerResponse,
+    apply?: () => FakeReply,
+  ): boolean {
     const failure = this.failures.find(
       (f) =>
         (!f.service || f.service === service) &&
@@ -278,6 +287,7 @@ export class FakeOpenStack {
     if (!failure) return false;
     failure.times = (failure.times ?? 1) - 1;
     if (failure.times <= 0) this.failures = this.failures.filter((f) => f !== failure);
+    if (failure.afterApplying) apply?.();
     if (failure.hang) {
       this.hanging.add(res);
       return true;

@@ -21,8 +21,19 @@ interface AuthBody {
   identity?: {
     methods?: string[];
     password?: { user?: { name?: string; password?: string; domain?: { name?: string } } };
+    application_credential?: { id?: string; secret?: string };
   };
-  scope?: { project?: { id?: string }; domain?: { name?: string } };
+  scope?: {
+    project?: { id?: string; name?: string; domain?: { name?: string } };
+    domain?: { name?: string };
+  };
+}
+
+/** An application credential of the fake's user, good for one project. */
+export interface ApplicationCredential {
+  id: string;
+  secret: string;
+  projectId: string;
 }
 
 export interface KeystoneProject {
@@ -48,6 +59,7 @@ export class FakeKeystone {
   /** `projectId:userId` → role ids. */
   readonly assignments = new Map<string, Set<string>>();
   readonly tokens = new Map<string, IssuedToken>();
+  readonly applicationCredentials = new Map<string, ApplicationCredential>();
   /** How many POST /v3/auth/tokens the fake answered (any outcome). */
   authRequests = 0;
   /** POST /v3/projects it answered 201 to. */
@@ -58,9 +70,37 @@ export class FakeKeystone {
 
   constructor(readonly user: KeystoneUser) {}
 
+  /** A project the user may use (member role), as a test would have an administrator set up. */
+  addProject(name: string): KeystoneProject {
+    const project: KeystoneProject = {
+      id: randomUUID().replace(/-/g, ''),
+      name,
+      domain_id: 'default',
+      description: '',
+      enabled: true,
+    };
+    this.projects.set(project.id, project);
+    this.assignments.set(`${project.id}:${this.user.id}`, new Set([this.roles.get('member')!]));
+    return project;
+  }
+
+  /** An application credential of the user for `projectId` (as `openstack application credential create`). */
+  addApplicationCredential(projectId: string): ApplicationCredential {
+    const credential = {
+      id: randomUUID().replace(/-/g, ''),
+      secret: randomBytes(16).toString('hex'),
+      projectId,
+    };
+    this.applicationCredentials.set(credential.id, credential);
+    return credential;
+  }
+
   authenticate(body: unknown, catalog: (projectId: string | null) => unknown[]): FakeReply {
     this.authRequests++;
     const auth = (body as { auth?: AuthBody } | undefined)?.auth;
+    if (auth?.identity?.methods?.includes('application_credential')) {
+      return this.authenticateApplicationCredential(auth, catalog);
+    }
     const user = auth?.identity?.password?.user;
     if (
       !auth?.identity?.methods?.includes('password') ||
@@ -78,9 +118,10 @@ export class FakeKeystone {
     }
     const scope = auth.scope;
     let tokenScope: IssuedToken['scope'];
-    if (scope?.project?.id) {
-      const projectId = scope.project.id;
+    const projectId = scope?.project?.id ?? this.projectNamed(scope?.project);
+    if (scope?.project) {
       if (
+        !projectId ||
         !this.projects.has(projectId) ||
         !this.assignments.get(`${projectId}:${this.user.id}`)?.size
       ) {
@@ -97,6 +138,51 @@ export class FakeKeystone {
         error: { code: 400, title: 'Bad Request', message: 'a scope is required' },
       });
     }
+    return this.issue(tokenScope, scope?.domain?.name ?? '', catalog, 'password');
+  }
+
+  private projectNamed(project: { name?: string; domain?: { name?: string } } | undefined) {
+    const domainId = project?.domain?.name ? this.domains.get(project.domain.name) : undefined;
+    if (!project?.name || !domainId) return undefined;
+    return [...this.projects.values()].find(
+      (p) => p.name === project.name && p.domain_id === domainId,
+    )?.id;
+  }
+
+  private authenticateApplicationCredential(
+    auth: AuthBody,
+    catalog: (projectId: string | null) => unknown[],
+  ): FakeReply {
+    const given = auth.identity?.application_credential;
+    const credential = given?.id ? this.applicationCredentials.get(given.id) : undefined;
+    if (!credential || credential.secret !== given?.secret) {
+      return json(401, {
+        error: {
+          code: 401,
+          title: 'Unauthorized',
+          message: 'The request you have made requires authentication.',
+        },
+      });
+    }
+    // Keystone refuses a scope next to an application credential: it carries its own.
+    if (auth.scope) {
+      return json(401, {
+        error: {
+          code: 401,
+          title: 'Unauthorized',
+          message: 'Application credentials cannot request a scope.',
+        },
+      });
+    }
+    return this.issue({ projectId: credential.projectId }, '', catalog, 'application_credential');
+  }
+
+  private issue(
+    tokenScope: IssuedToken['scope'],
+    domainName: string,
+    catalog: (projectId: string | null) => unknown[],
+    method: string,
+  ): FakeReply {
     const token: IssuedToken = {
       value: `gAAAA${randomBytes(24).toString('hex')}`,
       userId: this.user.id,
@@ -111,7 +197,7 @@ export class FakeKeystone {
       headers: { 'x-subject-token': token.value },
       body: {
         token: {
-          methods: ['password'],
+          methods: [method],
           expires_at: new Date(token.expiresAt).toISOString(),
           issued_at: new Date(this.now()).toISOString(),
           user: {
@@ -130,7 +216,7 @@ export class FakeKeystone {
             : {
                 domain: {
                   id: (tokenScope as { domainId: string }).domainId,
-                  name: scope.domain!.name,
+                  name: domainName,
                 },
               }),
           roles: [{ id: this.roles.get('member'), name: 'member' }],

@@ -68,6 +68,7 @@ const core = (kind: string, plural: string, namespaced: boolean, statusSubresour
 export const BUILT_IN_KINDS: KindRegistration[] = [
   { ...core('Pod', 'pods', true, true), shortNames: ['po'] },
   { ...core('PersistentVolumeClaim', 'persistentvolumeclaims', true, true), shortNames: ['pvc'] },
+  { ...core('PersistentVolume', 'persistentvolumes', false, true), shortNames: ['pv'] },
   core('Secret', 'secrets', true, false),
   { ...core('Event', 'events', true, false), shortNames: ['ev'] },
   { ...core('ConfigMap', 'configmaps', true, false), shortNames: ['cm'] },

@@ -9,19 +9,31 @@ import {
   observedGeneration,
   paths,
   quantityString,
+  repository,
   resourceRequirements,
   resticImage,
   retention,
   secretReference,
   tolerations,
 } from './common.js';
+import { webhookDeliveries, webhooks } from './webhooks.js';
 
 const openstack = object(
   {
-    credentialsSecretRef: secretReference('Secret with the OpenStack credentials.'),
+    credentialsSecretRef: secretReference(
+      'Secret with the OpenStack credentials, under the clouds.yaml names or their OS_ ' +
+        'environment names: auth_url (OS_AUTH_URL, Keystone v3); either username, password, ' +
+        'user_domain_name (default Default) and project_id or project_name with ' +
+        'project_domain_name (default Default), or application_credential_id and ' +
+        'application_credential_secret; region_name (OS_REGION_NAME) unless openstack.region ' +
+        'is set.',
+    ),
     region: string({ description: 'OpenStack region.' }),
     autoDiscover: boolean({
-      description: 'Find the Cinder volume of the claim from its persistent volume.',
+      description:
+        'Find the Cinder volume of the claim from its persistent volume (the Cinder CSI volume ' +
+        "handle); when false, the claim's annotation backups.k8s.neutral.com/cinder-volume-id " +
+        'names it.',
       default: true,
     }),
   },
@@ -64,28 +76,6 @@ const temporaryVolume = object(
   { description: 'Volume created from the snapshot and backed up.', default: {} },
 );
 
-// Unlike the other kinds, this CRD still lists local and sftp.
-const repository = object(
-  {
-    type: string({
-      description: 'Repository backend.',
-      enum: ['s3', 'gcs', 'azure', 'local', 'sftp', 'rest'],
-    }),
-    url: string({
-      description:
-        'Repository URL with the backend prefix, e.g. s3:https://s3.example.com/bucket/path.',
-      minLength: 1,
-    }),
-    secretRef: secretReference(
-      'Secret with the repository password and backend credentials, passed to the job as environment variables.',
-    ),
-  },
-  {
-    description: 'Backup repository the backup tool writes to.',
-    required: ['type', 'url', 'secretRef'],
-  },
-);
-
 const cache = object(
   {
     enabled: boolean({
@@ -120,6 +110,12 @@ export const volumeSnapshotBackupSpec = object(
     nodeSelector,
     tolerations,
     affinity,
+    webhooks: webhooks(
+      'URL to POST to when the run fails (snapshot, temporary volume or backup).',
+      'URLs that receive a JSON POST when the run ends. Deliveries are signed as Standard ' +
+        'Webhooks (webhook-id, webhook-timestamp, webhook-signature) and retried with backoff; ' +
+        'each attempt is recorded in status.webhookDeliveries.',
+    ),
   },
   { description: 'Desired snapshot-based backup.', required: ['volumeClaimRef', 'repository'] },
 );
@@ -179,6 +175,7 @@ export const volumeSnapshotBackupStatus = object(
       { description: 'Last finished backup.' },
     ),
     conditions,
+    webhookDeliveries: webhookDeliveries('backup.succeeded or backup.failed.'),
     observedGeneration,
   },
   { description: 'Observed state.' },

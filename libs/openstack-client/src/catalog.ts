@@ -1,4 +1,4 @@
-import { providerUnavailable } from '@platform/cloud-core';
+import { type OpenStackFailures, PLAIN_FAILURES } from './errors.js';
 import type { CatalogService } from './keystone.js';
 
 /** The OpenStack services the platform calls, by their catalog type. */
@@ -23,6 +23,7 @@ export function endpointOf(
   catalog: readonly CatalogService[],
   service: ServiceType,
   region: string | null,
+  failures: OpenStackFailures = PLAIN_FAILURES,
 ): string {
   for (const type of CATALOG_TYPES[service]) {
     const entry = catalog.find((candidate) => candidate.type === type);
@@ -33,8 +34,7 @@ export function endpointOf(
     );
     if (endpoint) return endpoint.url.replace(/\/+$/, '');
   }
-  throw providerUnavailable(
-    'openstack',
+  throw failures.unavailable(
     `the catalog has no public ${service} endpoint${region ? ` in region ${region}` : ''}`,
   );
 }
