@@ -1,5 +1,6 @@
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule, type Reconciler } from '@platform/kube';
+import { GroupwareInstanceReconciler } from '../instance/groupware-instance.reconciler.js';
 
 export interface GroupwareOperatorOptions {
   /** Extra providers, e.g. a KubeClient (replacing the one built from the environment). */
@@ -8,7 +9,7 @@ export interface GroupwareOperatorOptions {
 }
 
 /** One reconciler per kind of the group. */
-const RECONCILERS: Type<Reconciler>[] = [];
+const RECONCILERS: Type<Reconciler>[] = [GroupwareInstanceReconciler];
 
 /** The groupware operator: the reconcilers of k8s.neutral.com on the operator runtime. */
 @Module({})

@@ -1,0 +1,244 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CoreKinds,
+  ensureObject,
+  EventRecorder,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  ThirdPartyKinds,
+  writeStatus,
+} from '@platform/kube';
+import { GroupwareKindRefs } from '../crds/definitions.js';
+import type {
+  GroupwareInstance,
+  GroupwareInstanceStatus,
+  GroupwareProfile,
+} from '../crds/types.js';
+import { ensureAdminSecret } from './admin-secret.js';
+import { applyApps } from './app-jobs.js';
+import { cleanUpBackupData, syncDataBackup } from './data-backup-sync.js';
+import { mailEnv, redisEnv } from './helm-values.js';
+import { type HelmRelease, helmRelease, helmRepository, releaseState } from './helm-release.js';
+import { INSTANCE_FINALIZER, InstanceLabels, MANAGED_BY } from './instance-names.js';
+import {
+  buildStatus,
+  type InstancePhase,
+  instanceUrl,
+  nextPhase,
+  type Observation,
+} from './instance-status.js';
+import { specProblem } from './instance-validation.js';
+import { databaseState, type PostgresCluster, postgresCluster } from './managed-database.js';
+import { resolveVersion, upgradeProblem, type VersionResolution } from './version-resolution.js';
+
+const InstanceKind = GroupwareKindRefs.GroupwareInstance;
+const PROFILE_RECHECK_MS = 60_000;
+
+/**
+ * Keeps a GroupwareInstance's cluster objects as 5-groupware-operator.md names them — admin
+ * Secret, the namespace's HelmRepository, HelmRelease, CloudNativePG Cluster, data-backup
+ * CronJob, apps Jobs — and reports phase, conditions and version in its status, with an Event
+ * on every phase change.
+ */
+@Injectable()
+export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance> {
+  readonly kind = InstanceKind;
+  readonly owns = [
+    CoreKinds.Secret,
+    CoreKinds.Job,
+    CoreKinds.CronJob,
+    ThirdPartyKinds.HelmRelease,
+    ThirdPartyKinds.HelmRepository,
+    ThirdPartyKinds.PostgresCluster,
+  ];
+  /** Only the operator's own objects are cached (the shared HelmRepository has no owner). */
+  readonly ownsSelector = `${InstanceLabels.managedBy}=${MANAGED_BY}`;
+  readonly finalizer = INSTANCE_FINALIZER;
+  private readonly events = new EventRecorder(MANAGED_BY);
+
+  async reconcile(
+    instance: GroupwareInstance,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult | void> {
+    const spec = instance.spec!;
+    if (!instance.status?.phase) {
+      await this.report(context, instance, 'Pending', { serving: false });
+    }
+    const profile = spec.profile
+      ? await context.client.get<GroupwareProfile>(
+          GroupwareKindRefs.GroupwareProfile,
+          undefined,
+          spec.profile,
+        )
+      : undefined;
+    const problem = specProblem(spec, profile);
+    if (problem) {
+      const observation = {
+        serving: false,
+        failure: { cause: 'InvalidSpec' as const, message: problem.message },
+      };
+      await this.report(context, instance, 'Failed', observation);
+      // Profiles are not watched: look again for one that may have been created since.
+      return problem.field === 'spec.profile' ? { requeueAfterMs: PROFILE_RECHECK_MS } : undefined;
+    }
+    const version = chooseVersion(spec.version, instance.status);
+    await ensureAdminSecret(context, instance);
+    await ensureObject(
+      context,
+      ThirdPartyKinds.HelmRepository,
+      helmRepository(instance.metadata.namespace!),
+    );
+    const cluster = spec.database.managed
+      ? await ensureObject<PostgresCluster>(
+          context,
+          ThirdPartyKinds.PostgresCluster,
+          postgresCluster(instance),
+        )
+      : undefined;
+    const release = await ensureObject<HelmRelease>(
+      context,
+      ThirdPartyKinds.HelmRelease,
+      helmRelease(instance, profile, version.resolution),
+    );
+    await syncDataBackup(context, instance);
+
+    const observation = observe(cluster, release, version);
+    let requeueAfterMs: number | undefined;
+    if (observation.serving && !observation.failure) {
+      const env = [...redisEnv(spec), ...mailEnv(spec)];
+      const apps = await applyApps(
+        context,
+        instance,
+        `nextcloud:${version.resolution.resolvedVersion}`,
+        env,
+      );
+      observation.apps = apps.applied;
+      observation.failure = apps.failure;
+      requeueAfterMs = apps.requeueAfterMs;
+    }
+    await this.report(
+      context,
+      instance,
+      nextPhase(instance.status?.phase, observation),
+      observation,
+    );
+    return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+  }
+
+  /** Deletes the backup data first when asked to; owned objects go by garbage collection. */
+  async finalize(instance: GroupwareInstance, context: ReconcileContext): Promise<void> {
+    await cleanUpBackupData(context, instance, this.events);
+    await this.releaseHelmRepository(context, instance);
+  }
+
+  /** The shared HelmRepository goes with the namespace's last instance. */
+  private async releaseHelmRepository(
+    context: ReconcileContext,
+    instance: GroupwareInstance,
+  ): Promise<void> {
+    const namespace = instance.metadata.namespace!;
+    const others = context
+      .cache<GroupwareInstance>(InstanceKind)
+      .list(namespace)
+      .filter((other) => other.metadata.uid !== instance.metadata.uid);
+    if (others.length > 0) return;
+    const repository = helmRepository(namespace);
+    const live = context
+      .cache(ThirdPartyKinds.HelmRepository)
+      .get(namespace, repository.metadata.name!);
+    if (live) {
+      await context.client.delete(ThirdPartyKinds.HelmRepository, namespace, live.metadata.name!);
+    }
+  }
+
+  /** Writes the status for `phase`; an Event marks a phase change or a newly blocked upgrade. */
+  private async report(
+    context: ReconcileContext,
+    instance: GroupwareInstance,
+    phase: InstancePhase,
+    observation: Observation,
+  ): Promise<void> {
+    const previous = instance.status;
+    const status = buildStatus({
+      previous,
+      phase,
+      observation,
+      generation: instance.metadata.generation,
+      url: instanceUrl(instance.spec!),
+      now: context.clock.now(),
+    });
+    await writeStatus(context, InstanceKind, instance, status);
+    if (previous?.phase !== phase) {
+      const failure = phase === 'Failed' ? observation.failure : undefined;
+      await this.emit(context, instance, {
+        reason: failure?.cause ?? phase,
+        message: failure?.message ?? `phase ${previous?.phase ?? 'none'} -> ${phase}`,
+        warning: failure !== undefined,
+      });
+    }
+    const wasBlocked = previous?.conditions?.some((c) => c.type === 'UpgradeBlocked');
+    if (observation.upgradeBlocked && !wasBlocked) {
+      await this.emit(context, instance, {
+        reason: 'UpgradeBlocked',
+        message: observation.upgradeBlocked,
+        warning: true,
+      });
+    }
+  }
+
+  private async emit(
+    context: ReconcileContext,
+    instance: GroupwareInstance,
+    event: { reason: string; message: string; warning: boolean },
+  ): Promise<void> {
+    try {
+      await this.events.record(context.client, { object: instance, ...event }, context.clock.now());
+    } catch (error) {
+      context.logger.warn?.(
+        `GroupwareInstance ${instance.metadata.namespace}/${instance.metadata.name}: event ${event.reason} not recorded: ${String(error)}`,
+      );
+    }
+  }
+}
+
+interface VersionChoice {
+  /** What the release runs: the wanted version, or the running one when the change is refused. */
+  resolution: VersionResolution;
+  blocked?: string;
+}
+
+/** The wanted version unless it skips a major or goes back from the one running. */
+export function chooseVersion(
+  requested: string,
+  status: GroupwareInstanceStatus | undefined,
+): VersionChoice {
+  const wanted = resolveVersion(requested)!;
+  const running = status?.versionResolution as VersionResolution | undefined;
+  if (!running?.resolvedVersion) return { resolution: wanted };
+  const blocked = upgradeProblem(running.resolvedVersion, wanted.resolvedVersion);
+  return blocked ? { resolution: running, blocked } : { resolution: wanted };
+}
+
+function observe(
+  cluster: PostgresCluster | undefined,
+  release: HelmRelease,
+  version: VersionChoice,
+): Observation {
+  const database = cluster ? databaseState(cluster) : { state: 'healthy' as const };
+  const helm = releaseState(release);
+  const observation: Observation = {
+    serving: helm.state === 'ready' && database.state === 'healthy',
+    resolution: version.resolution,
+    upgradeBlocked: version.blocked,
+  };
+  if (database.state === 'failed') {
+    observation.failure = { cause: 'DatabaseFailed', message: database.message };
+  } else if (helm.state === 'failed') {
+    observation.failure = {
+      cause: 'ReleaseFailed',
+      message: `HelmRelease ${release.metadata.name}: ${helm.reason}: ${helm.message}`,
+    };
+  }
+  return observation;
+}

@@ -1,0 +1,113 @@
+import type { V1Job } from '@kubernetes/client-node';
+import { WELL_KNOWN_APPS } from '../crds/groupware-instance.js';
+import type { GroupwareInstanceSpec } from '../crds/types.js';
+import { type OccCommand, occJobName } from '../occ/occ-job.js';
+
+/** One app to bring to its wanted state: the occ commands of one Job. */
+export interface AppChange {
+  appId: string;
+  enabled: boolean;
+  commands: OccCommand[];
+}
+
+/** Purpose label value of the Jobs applying `spec.apps`. */
+export const APPS_PURPOSE = 'apps';
+/** Attempt number of an apps Job (1 for the first): the retry backoff grows with it. */
+/** The app an apps Job changes. */
+export const APP_LABEL = 'k8s.neutral.com/app';
+export const ATTEMPT_ANNOTATION = 'k8s.neutral.com/occ-attempt';
+export const RETRY_BASE_MS = 30_000;
+export const RETRY_MAX_MS = 15 * 60_000;
+
+const toggle = (appId: string, enabled: boolean): OccCommand => [
+  enabled ? 'app:enable' : 'app:disable',
+  appId,
+];
+
+const setting = (appId: string, key: string, value: string): OccCommand => [
+  'config:app:set',
+  appId,
+  key,
+  `--value=${value}`,
+];
+
+/** Every app the spec names, with the commands that bring it to the wanted state. */
+export function appsWanted(spec: GroupwareInstanceSpec): AppChange[] {
+  const apps = spec.apps ?? {};
+  const changes: AppChange[] = [];
+  for (const appId of WELL_KNOWN_APPS) {
+    const enabled = apps[appId]?.enabled;
+    if (enabled !== undefined) changes.push({ appId, enabled, commands: [toggle(appId, enabled)] });
+  }
+  const office = apps.richdocuments;
+  if (office?.enabled !== undefined) {
+    const commands = [toggle('richdocuments', office.enabled)];
+    if (office.enabled && office.wopiUrl) {
+      commands.push(setting('richdocuments', 'wopi_url', office.wopiUrl));
+    }
+    if (office.enabled && office.wopiAllowlist) {
+      commands.push(setting('richdocuments', 'wopi_allowlist', office.wopiAllowlist.join(',')));
+    }
+    changes.push({ appId: 'richdocuments', enabled: office.enabled, commands });
+  }
+  const talk = apps.spreed;
+  if (talk?.enabled !== undefined) {
+    const commands = [toggle('spreed', talk.enabled)];
+    if (talk.enabled && talk.stunServers) {
+      commands.push(setting('spreed', 'stun_servers', JSON.stringify(talk.stunServers)));
+    }
+    changes.push({ appId: 'spreed', enabled: talk.enabled, commands });
+  }
+  for (const custom of apps.custom ?? []) {
+    changes.push({
+      appId: custom.appId,
+      enabled: custom.enabled,
+      commands: [toggle(custom.appId, custom.enabled)],
+    });
+  }
+  return changes;
+}
+
+/**
+ * The changes not applied yet: the app's state in `status.apps` differs from the wanted one
+ * or, for an app with settings, the Job of exactly these commands (its name is a hash of them)
+ * has not succeeded. Creating an app's Job removes its other Jobs, so the one left is the
+ * app's last change.
+ */
+export function pendingApps(
+  instanceName: string,
+  wanted: AppChange[],
+  applied: Record<string, boolean> | undefined,
+  jobs: (name: string) => V1Job | undefined,
+): AppChange[] {
+  return wanted.filter((change) => {
+    if (applied?.[change.appId] !== change.enabled) return true;
+    if (change.commands.length === 1) return false;
+    return jobState(jobs(occJobName(instanceName, change.commands))) !== 'succeeded';
+  });
+}
+
+export type JobState = 'missing' | 'running' | 'succeeded' | 'failed';
+
+export function jobState(job: V1Job | undefined): JobState {
+  if (!job) return 'missing';
+  const conditions = job.status?.conditions ?? [];
+  const has = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
+  if (has('Complete') || (job.status?.succeeded ?? 0) > 0) return 'succeeded';
+  if (has('Failed') || (job.status?.failed ?? 0) > 0) return 'failed';
+  return 'running';
+}
+
+export function attemptOf(job: V1Job): number {
+  const attempt = Number(job.metadata?.annotations?.[ATTEMPT_ANNOTATION]);
+  return Number.isInteger(attempt) && attempt > 0 ? attempt : 1;
+}
+
+/** When a failed Job may be replaced: its failure time plus 30 s doubling per attempt, at most 15 min. */
+export function retryAt(job: V1Job): number {
+  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  const since = failed?.lastTransitionTime ?? job.metadata?.creationTimestamp;
+  const sinceMs = since ? new Date(since).getTime() : 0;
+  const delay = Math.min(RETRY_BASE_MS * 2 ** (attemptOf(job) - 1), RETRY_MAX_MS);
+  return sinceMs + delay;
+}
