@@ -1,0 +1,96 @@
+import { describe, expect, it } from '@jest/globals';
+import type { V1Job } from '@kubernetes/client-node';
+import type { GroupwareInstanceSpec } from '../crds/types.js';
+import { occJobName } from '../occ/occ-job.js';
+import { appsWanted, attemptOf, jobState, pendingApps, retryAt } from './instance-apps.js';
+
+const spec = (apps: GroupwareInstanceSpec['apps']) => ({ apps }) as GroupwareInstanceSpec;
+
+describe('Apps of a GroupwareInstance', () => {
+  it('turns each named app into enable or disable commands, settings after enabling', () => {
+    expect(
+      appsWanted(
+        spec({
+          calendar: { enabled: true },
+          deck: { enabled: false },
+          richdocuments: {
+            enabled: true,
+            wopiUrl: 'https://office.example.com',
+            wopiAllowlist: ['10.0.0.0/8', '192.168.1.5'],
+          },
+          spreed: { enabled: true, stunServers: ['stun.example.com:3478'] },
+          custom: [{ appId: 'integration_openproject', enabled: true }],
+        }),
+      ),
+    ).toEqual([
+      { appId: 'calendar', enabled: true, commands: [['app:enable', 'calendar']] },
+      { appId: 'deck', enabled: false, commands: [['app:disable', 'deck']] },
+      {
+        appId: 'richdocuments',
+        enabled: true,
+        commands: [
+          ['app:enable', 'richdocuments'],
+          ['config:app:set', 'richdocuments', 'wopi_url', '--value=https://office.example.com'],
+          ['config:app:set', 'richdocuments', 'wopi_allowlist', '--value=10.0.0.0/8,192.168.1.5'],
+        ],
+      },
+      {
+        appId: 'spreed',
+        enabled: true,
+        commands: [
+          ['app:enable', 'spreed'],
+          ['config:app:set', 'spreed', 'stun_servers', '--value=["stun.example.com:3478"]'],
+        ],
+      },
+      {
+        appId: 'integration_openproject',
+        enabled: true,
+        commands: [['app:enable', 'integration_openproject']],
+      },
+    ]);
+    expect(appsWanted(spec(undefined))).toEqual([]);
+  });
+
+  it('leaves out what status.apps already records, unless the settings changed', () => {
+    const wanted = appsWanted(
+      spec({
+        calendar: { enabled: true },
+        richdocuments: { enabled: true, wopiUrl: 'https://office.example.com' },
+      }),
+    );
+    const succeeded = { status: { succeeded: 1 } } as V1Job;
+    const none = () => undefined;
+    expect(pendingApps('team', wanted, { calendar: true, richdocuments: true }, none)).toEqual([
+      wanted[1],
+    ]);
+    const officeJob = occJobName('team', wanted[1]!.commands);
+    expect(
+      pendingApps('team', wanted, { calendar: true, richdocuments: true }, (name) =>
+        name === officeJob ? succeeded : undefined,
+      ),
+    ).toEqual([]);
+    expect(pendingApps('team', wanted, { calendar: false }, none)).toEqual(wanted);
+  });
+
+  it('reads Job states and backs off 30 s doubling per attempt', () => {
+    expect(jobState(undefined)).toBe('missing');
+    expect(jobState({ status: { active: 1 } })).toBe('running');
+    expect(jobState({ status: { succeeded: 1 } })).toBe('succeeded');
+    const failed = (attempt: string) =>
+      ({
+        metadata: { annotations: { 'k8s.neutral.com/occ-attempt': attempt } },
+        status: {
+          failed: 1,
+          conditions: [
+            { type: 'Failed', status: 'True', lastTransitionTime: '2024-05-03T06:00:00Z' },
+          ],
+        },
+      }) as unknown as V1Job;
+    expect(jobState(failed('1'))).toBe('failed');
+    expect(attemptOf(failed('3'))).toBe(3);
+    const at = Date.parse('2024-05-03T06:00:00Z');
+    expect(retryAt(failed('1'))).toBe(at + 30_000);
+    expect(retryAt(failed('3'))).toBe(at + 120_000);
+    expect(retryAt(failed('12'))).toBe(at + 15 * 60_000);
+  });
+});
