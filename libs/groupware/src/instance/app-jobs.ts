@@ -52,7 +52,13 @@ export async function applyApps(
   const jobName = occJobName(name, next.commands);
   const job = jobNamed(jobName);
   const state = jobState(job);
-  if (state === 'running') return { applied };
+  if (state === 'running') {
+    const attempt = attemptOf(job!);
+    // A retry in progress: the earlier attempts failed, and nothing has succeeded since.
+    if (attempt === 1) return { applied };
+    const message = `occ Job ${jobName} (${next.appId}) failed; attempt ${attempt} is running`;
+    return { applied, failure: { cause: 'OccFailed', message } };
+  }
   if (state === 'missing') {
     // The cache may not have a Job this operator created moments ago.
     if (await context.client.get(CoreKinds.Job, namespace, jobName)) return { applied };
