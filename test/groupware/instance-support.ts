@@ -1,12 +1,24 @@
-import { CoreKinds, type KubeObject, ThirdPartyKinds } from '@platform/kube';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Clock, JsonLogger, loadConfig } from '@platform/core';
+import {
+  CoreKinds,
+  KubeClient,
+  type KubeObject,
+  OperatorModule,
+  OperatorRuntime,
+  ThirdPartyKinds,
+} from '@platform/kube';
 import {
   type GroupwareInstance,
   type GroupwareInstanceSpecInput,
   GroupwareKindRefs,
+  GroupwareOperatorModule,
   type HelmRelease,
   type PostgresCluster,
 } from '@platform/groupware';
-import { eventually, type FakeKubeApiServer } from '@platform/testing';
+import { eventually, type FakeClock, type FakeKubeApiServer } from '@platform/testing';
+import supertest from 'supertest';
 import {
   type GroupwareOperator,
   groupwareObject,
@@ -41,13 +53,15 @@ export async function startInstanceTest(): Promise<InstanceTest> {
   };
 }
 
+/** Creates an instance through the test's operator client, or through `client`. */
 export async function createInstance(
-  test: InstanceTest,
+  target: InstanceTest | KubeClient,
   namespace: string,
   name: string,
   spec: GroupwareInstanceSpecInput,
 ): Promise<GroupwareInstance> {
-  return test.operator.client.create(
+  const client = target instanceof KubeClient ? target : target.operator.client;
+  return client.create(
     InstanceKind,
     groupwareObject('GroupwareInstance', name, spec, namespace) as GroupwareInstance,
   );
@@ -204,4 +218,91 @@ export function occJobs(server: FakeKubeApiServer, namespace: string, instance: 
     .list<KubeObject>(CoreKinds.Job, namespace)
     .filter((job) => job.metadata.labels?.['k8s.neutral.com/instance'] === instance)
     .filter((job) => job.metadata.labels?.['k8s.neutral.com/occ-purpose'] === 'apps');
+}
+
+export interface OperatorReplica {
+  name: string;
+  /** Writes this replica sent, leases aside. */
+  writes: string[];
+  app: INestApplication;
+  runtime: OperatorRuntime;
+  metrics(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * One replica of the groupware operator with leader election on, as a Deployment with two
+ * replicas runs it; replicas share the lease `groupware-operator-leader` in `operators`.
+ */
+export async function startOperatorReplica(
+  server: FakeKubeApiServer,
+  name: string,
+  clock: FakeClock,
+): Promise<OperatorReplica> {
+  const config = loadConfig(
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      LEADER_ELECTION: 'true',
+      LEADER_ELECTION_NAMESPACE: 'operators',
+      POD_NAME: name,
+      RESYNC_PERIOD_SECONDS: '600',
+    },
+    { usesSecretKey: false },
+  );
+  const client = KubeClient.fromKubeConfig(server.kubeConfig());
+  const writes = recordWrites(client);
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      OperatorModule.forRoot(config, [
+        GroupwareOperatorModule.forRoot({
+          providers: [{ provide: KubeClient, useValue: client }],
+          timing: {
+            clockCheckMs: 20,
+            retryBaseMs: 50,
+            retryMaxMs: 1000,
+            leaseRetryMs: 40,
+            watchRetryMs: 40,
+          },
+        }),
+      ]),
+    ],
+  })
+    .overrideProvider(Clock)
+    .useValue(clock)
+    .compile();
+  const app = moduleRef.createNestApplication({
+    logger: JsonLogger.create(name, config.logLevel),
+  });
+  await app.init();
+  const runtime = app.get(OperatorRuntime, { strict: false });
+  await runtime.whenSynced();
+  return {
+    name,
+    writes,
+    app,
+    runtime,
+    metrics: async () =>
+      (await supertest(app.getHttpServer() as Parameters<typeof supertest>[0]).get('/metrics'))
+        .text,
+    close: () => app.close(),
+  };
+}
+
+/** Notes `<method> <kind>/<name>` of every write through `client` but the lease's. */
+function recordWrites(client: KubeClient): string[] {
+  const writes: string[] = [];
+  const methods = ['create', 'replace', 'mergePatch', 'mergePatchStatus', 'delete'] as const;
+  for (const method of methods) {
+    const original = client[method].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const kind = args[0] as { kind: string };
+      const named = args[1] as KubeObject | string | undefined;
+      const name =
+        typeof named === 'object' ? named.metadata.name : (args[2] as string | undefined);
+      if (kind.kind !== 'Lease') writes.push(`${method} ${kind.kind}/${name}`);
+      return original(...args);
+    };
+  }
+  return writes;
 }
