@@ -52,6 +52,18 @@ describe('GroupwareInstance: data backups and deletion', () => {
     await test.close();
   });
 
+  it('shares the namespace’s HelmRepository between its instances, each an owner', async () => {
+    const owners = await eventually(
+      () =>
+        test.server
+          .get<KubeObject>(ThirdPartyKinds.HelmRepository, NS, 'nextcloud')
+          ?.metadata.ownerReferences?.map((owner) => owner.name)
+          .sort(),
+      (names) => names?.length === 2,
+    );
+    expect(owners).toEqual(['keep', 'team']);
+  });
+
   it('keeps a data-backup CronJob running rclone with the S3 keys by reference', async () => {
     const cron = await eventually(() =>
       test.server.get<PodJob>(CoreKinds.CronJob, NS, 'team-data-backup'),
@@ -123,13 +135,26 @@ describe('GroupwareInstance: data backups and deletion', () => {
     expect(test.server.get(CoreKinds.Secret, NS, 'team-admin')).toBeUndefined();
     expect(test.server.get(CoreKinds.CronJob, NS, 'team-data-backup')).toBeUndefined();
     // Another instance of the namespace still uses the shared HelmRepository.
-    expect(test.server.get(ThirdPartyKinds.HelmRepository, NS, 'nextcloud')).toBeDefined();
+    await eventually(
+      () =>
+        test.server.get<KubeObject>(ThirdPartyKinds.HelmRepository, NS, 'nextcloud')?.metadata
+          .ownerReferences?.length === 1,
+      { what: 'the deleted instance dropped from the owners' },
+    );
+    expect(
+      test.server
+        .get<KubeObject>(ThirdPartyKinds.HelmRepository, NS, 'nextcloud')!
+        .metadata.ownerReferences!.map((owner) => owner.name),
+    ).toEqual(['keep']);
   });
 
   it('removes the HelmRepository with the last instance of the namespace', async () => {
     await test.operator.client.delete(InstanceKind, NS, 'keep');
     await eventually(() => instanceOf(test.server, NS, 'keep') === undefined);
-    expect(test.server.get(ThirdPartyKinds.HelmRepository, NS, 'nextcloud')).toBeUndefined();
+    await eventually(
+      () => test.server.get(ThirdPartyKinds.HelmRepository, NS, 'nextcloud') === undefined,
+      { what: 'the HelmRepository collected' },
+    );
     expect(test.server.list(CoreKinds.Job, NS)).toEqual([]);
   });
 });

@@ -73,7 +73,15 @@ describe('GroupwareInstance: creation with a managed database', () => {
       'nextcloud',
     )!;
     expect(repository.spec).toEqual({ url: 'https://nextcloud.github.io/helm/', interval: '1h' });
-    expect(repository.metadata.ownerReferences).toBeUndefined();
+    // Shared: an owner, not the controller, so the last instance of the namespace takes it along.
+    expect(repository.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'k8s.neutral.com/v1alpha1',
+        kind: 'GroupwareInstance',
+        name: 'team',
+        uid: creating.metadata.uid,
+      },
+    ]);
 
     const release = await releaseOf(test, NS, 'team');
     expect(release.spec).toMatchObject({

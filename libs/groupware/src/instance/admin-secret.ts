@@ -36,7 +36,6 @@ export async function ensureAdminSecret(
   if (instance.spec?.admin?.credentialsSecret) return;
   const namespace = instance.metadata.namespace!;
   const name = instanceObjectNames(instance.metadata.name!).adminSecret;
-  if (context.cache(CoreKinds.Secret).get(namespace, name)) return;
   if (await context.client.get(CoreKinds.Secret, namespace, name)) return;
   try {
     await context.client.create(

@@ -19,7 +19,8 @@ import { ensureAdminSecret } from './admin-secret.js';
 import { applyApps } from './app-jobs.js';
 import { cleanUpBackupData, syncDataBackup } from './data-backup-sync.js';
 import { mailEnv, redisEnv } from './helm-values.js';
-import { type HelmRelease, helmRelease, helmRepository, releaseState } from './helm-release.js';
+import { type HelmRelease, helmRelease, releaseState } from './helm-release.js';
+import { ensureHelmRepository } from './helm-repository.js';
 import { INSTANCE_FINALIZER, InstanceLabels, MANAGED_BY } from './instance-names.js';
 import {
   buildStatus,
@@ -44,15 +45,15 @@ const PROFILE_RECHECK_MS = 60_000;
 @Injectable()
 export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance> {
   readonly kind = InstanceKind;
+  // Secrets are not watched: the operator may only get and create them.
   readonly owns = [
-    CoreKinds.Secret,
     CoreKinds.Job,
     CoreKinds.CronJob,
     ThirdPartyKinds.HelmRelease,
     ThirdPartyKinds.HelmRepository,
     ThirdPartyKinds.PostgresCluster,
   ];
-  /** Only the operator's own objects are cached (the shared HelmRepository has no owner). */
+  /** Only the operator's own objects are cached, not every Job of the cluster. */
   readonly ownsSelector = `${InstanceLabels.managedBy}=${MANAGED_BY}`;
   readonly finalizer = INSTANCE_FINALIZER;
   private readonly events = new EventRecorder(MANAGED_BY);
@@ -84,11 +85,7 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
     }
     const version = chooseVersion(spec.version, instance.status);
     await ensureAdminSecret(context, instance);
-    await ensureObject(
-      context,
-      ThirdPartyKinds.HelmRepository,
-      helmRepository(instance.metadata.namespace!),
-    );
+    await ensureHelmRepository(context, instance);
     const cluster = spec.database.managed
       ? await ensureObject<PostgresCluster>(
           context,
@@ -126,30 +123,12 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
   }
 
-  /** Deletes the backup data first when asked to; owned objects go by garbage collection. */
+  /**
+   * Deletes the backup data first when asked to. Owned objects, and the HelmRepository once
+   * its last owner is gone, go by garbage collection.
+   */
   async finalize(instance: GroupwareInstance, context: ReconcileContext): Promise<void> {
     await cleanUpBackupData(context, instance, this.events);
-    await this.releaseHelmRepository(context, instance);
-  }
-
-  /** The shared HelmRepository goes with the namespace's last instance. */
-  private async releaseHelmRepository(
-    context: ReconcileContext,
-    instance: GroupwareInstance,
-  ): Promise<void> {
-    const namespace = instance.metadata.namespace!;
-    const others = context
-      .cache<GroupwareInstance>(InstanceKind)
-      .list(namespace)
-      .filter((other) => other.metadata.uid !== instance.metadata.uid);
-    if (others.length > 0) return;
-    const repository = helmRepository(namespace);
-    const live = context
-      .cache(ThirdPartyKinds.HelmRepository)
-      .get(namespace, repository.metadata.name!);
-    if (live) {
-      await context.client.delete(ThirdPartyKinds.HelmRepository, namespace, live.metadata.name!);
-    }
   }
 
   /** Writes the status for `phase`; an Event marks a phase change or a newly blocked upgrade. */

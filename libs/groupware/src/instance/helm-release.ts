@@ -1,7 +1,7 @@
 import type { KubeObject } from '@platform/kube';
 import type { GroupwareInstance, GroupwareProfile } from '../crds/types.js';
 import { releaseValues } from './helm-values.js';
-import { HELM_REPOSITORY, InstanceLabels, MANAGED_BY, ownedMetadata } from './instance-names.js';
+import { HELM_REPOSITORY, ownedMetadata } from './instance-names.js';
 import type { VersionResolution } from './version-resolution.js';
 
 interface FluxCondition {
@@ -30,20 +30,6 @@ const RELEASE_FAILURES = new Set([
   'GetLastReleaseFailed',
   'ValuesError',
 ]);
-
-/** The shared chart source of a namespace: created when missing, owned by no instance. */
-export function helmRepository(namespace: string): KubeObject {
-  return {
-    apiVersion: 'source.toolkit.fluxcd.io/v1',
-    kind: 'HelmRepository',
-    metadata: {
-      name: HELM_REPOSITORY.name,
-      namespace,
-      labels: { [InstanceLabels.managedBy]: MANAGED_BY },
-    },
-    spec: { url: HELM_REPOSITORY.url, interval: '1h' },
-  };
-}
 
 /** The Flux HelmRelease `<name>` of the nextcloud chart at `chartVersion`. */
 export function helmRelease(

@@ -1,6 +1,7 @@
 export * from './data-backup.js';
 export * from './groupware-instance.reconciler.js';
 export * from './helm-release.js';
+export * from './helm-repository.js';
 export * from './helm-values.js';
 export * from './instance-apps.js';
 export * from './instance-names.js';
