@@ -53,6 +53,34 @@ describe('GroupwareInstance: spec changes, upgrades and release failures', () =>
     ]);
   });
 
+  it('removes from the release what the spec no longer sets', async () => {
+    await updateSpec(test, NS, 'team', (spec) => ({
+      ...spec,
+      ingress: { enabled: true, host: 'team.example.com' },
+    }));
+    await eventually(
+      () => releaseOf(test, NS, 'team'),
+      (release) => (release.spec!.values as { ingress?: object }).ingress !== undefined,
+    );
+    settleRelease(test.server, NS, 'team', { ready: true });
+    await waitForPhase(test, NS, 'team', 'Ready');
+    await updateSpec(test, NS, 'team', (spec) => ({ ...spec, ingress: undefined }));
+    const release = await eventually(
+      () => releaseOf(test, NS, 'team'),
+      (live) => (live.spec!.values as { ingress?: object }).ingress === undefined,
+      { what: 'the ingress values removed' },
+    );
+    expect(
+      (release.spec!.values as { nextcloud: { host?: string } }).nextcloud.host,
+    ).toBeUndefined();
+    settleRelease(test.server, NS, 'team', { ready: true });
+    await eventually(
+      () => instanceOf(test.server, NS, 'team'),
+      (instance) => instance?.status?.phase === 'Ready' && instance.status.url === undefined,
+      { what: 'Ready without a URL' },
+    );
+  });
+
   it('blocks a skipped major: UpgradeBlocked, the release keeps its tag', async () => {
     await updateSpec(test, NS, 'team', (spec) => ({ ...spec, version: '31' }));
     const blocked = await eventuallyBlocked(test);

@@ -18,7 +18,7 @@ import type {
 import { ensureAdminSecret } from './admin-secret.js';
 import { applyApps } from './app-jobs.js';
 import { cleanUpBackupData, syncDataBackup } from './data-backup-sync.js';
-import { mailEnv, redisEnv } from './helm-values.js';
+import { mailEnv, redisEnv, type Values, withRemovals } from './helm-values.js';
 import { type HelmRelease, helmRelease, releaseState } from './helm-release.js';
 import { ensureHelmRepository } from './helm-repository.js';
 import { INSTANCE_FINALIZER, InstanceLabels, MANAGED_BY } from './instance-names.js';
@@ -96,7 +96,7 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
     const release = await ensureObject<HelmRelease>(
       context,
       ThirdPartyKinds.HelmRelease,
-      helmRelease(instance, profile, version.resolution),
+      desiredRelease(context, instance, profile, version.resolution),
     );
     await syncDataBackup(context, instance);
 
@@ -197,6 +197,21 @@ export function chooseVersion(
   if (!running?.resolvedVersion) return { resolution: wanted };
   const blocked = upgradeProblem(running.resolvedVersion, wanted.resolvedVersion);
   return blocked ? { resolution: running, blocked } : { resolution: wanted };
+}
+
+/** The HelmRelease as the spec wants it, removing values an earlier spec set. */
+function desiredRelease(
+  context: ReconcileContext,
+  instance: GroupwareInstance,
+  profile: GroupwareProfile | undefined,
+  resolution: VersionResolution,
+): HelmRelease {
+  const desired = helmRelease(instance, profile, resolution);
+  const live = context
+    .cache<HelmRelease>(ThirdPartyKinds.HelmRelease)
+    .get(instance.metadata.namespace, instance.metadata.name!);
+  desired.spec!.values = withRemovals(desired.spec!.values as Values, live?.spec?.values);
+  return desired;
 }
 
 function observe(

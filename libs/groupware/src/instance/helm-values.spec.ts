@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { GroupwareInstance, GroupwareInstanceSpec, GroupwareProfile } from '../crds/types.js';
-import { instanceValues, mergeValues, profileValues, releaseValues } from './helm-values.js';
+import {
+  instanceValues,
+  mergeValues,
+  profileValues,
+  releaseValues,
+  withRemovals,
+} from './helm-values.js';
 import { resolveVersion } from './version-resolution.js';
 
 const resolution = resolveVersion('29')!;
@@ -234,6 +240,20 @@ describe('Layering of the values', () => {
         { a: { c: [3], e: true }, d: 'y', f: undefined },
       ),
     ).toEqual({ a: { b: 1, c: [3], e: true }, d: 'y' });
+  });
+
+  it('marks with null what the live values have and the wanted ones lack', () => {
+    expect(
+      withRemovals(
+        { image: { tag: '30.0.17' }, replicaCount: 2 },
+        {
+          image: { tag: '29.0.16', flavor: 'apache' },
+          replicaCount: 1,
+          ingress: { enabled: true },
+        },
+      ),
+    ).toEqual({ image: { tag: '30.0.17', flavor: null }, replicaCount: 2, ingress: null });
+    expect(withRemovals({ a: 1 }, undefined)).toEqual({ a: 1 });
   });
 
   it('puts the profile under the instance and spec.helm.values over everything', () => {

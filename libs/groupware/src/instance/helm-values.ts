@@ -32,6 +32,21 @@ export function mergeValues(base: Values, override: Values): Values {
   return merged;
 }
 
+/**
+ * `desired` with null wherever `live` has a key that `desired` lacks, at any depth of maps, so
+ * that a merge patch also removes what the spec no longer asks for.
+ */
+export function withRemovals(desired: Values, live: unknown): Values {
+  if (!isMap(live)) return desired;
+  const result: Values = { ...desired };
+  for (const [key, value] of Object.entries(live)) {
+    const wanted = desired[key];
+    if (wanted === undefined) result[key] = null;
+    else if (isMap(wanted) && isMap(value)) result[key] = withRemovals(wanted, value);
+  }
+  return result;
+}
+
 function isMap(value: unknown): value is Values {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
