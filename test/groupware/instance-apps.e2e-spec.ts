@@ -25,7 +25,7 @@ const OFFICE_COMMANDS = [
 const OFFICE = occJobName('team', OFFICE_COMMANDS);
 
 type Job = KubeObject<{
-  template: { spec: { containers: Array<{ image: string; command: string[] }> } };
+  template: { spec: { containers: Array<{ image: string; command: string[]; env?: unknown[] }> } };
 }>;
 
 describe('GroupwareInstance: apps through occ Jobs', () => {
@@ -164,5 +164,30 @@ describe('GroupwareInstance: apps through occ Jobs', () => {
       (instance) => instance?.status?.apps?.richdocuments === false,
       { what: 'richdocuments disabled' },
     );
+  });
+
+  it('gives Talk its TURN secret by reference, never in the Job spec', async () => {
+    await createInstance(test, NS, 'talk', {
+      persistence: { enabled: true },
+      apps: {
+        spreed: {
+          enabled: true,
+          turnServers: [{ server: 'turn.example.com:3478', secretRef: { name: 'turn-shared' } }],
+        },
+      },
+    });
+    await waitForPhase(test, NS, 'talk', 'Creating');
+    settleRelease(test.server, NS, 'talk', { ready: true });
+    const job = await eventually(() => occJobs(test.server, NS, 'talk')[0] as Job | undefined, {
+      what: 'the Talk Job',
+    });
+    const container = job.spec!.template.spec.containers[0]!;
+    expect(container.env).toEqual([
+      {
+        name: 'TURN_SECRET_0',
+        valueFrom: { secretKeyRef: { name: 'turn-shared', key: 'secret' } },
+      },
+    ]);
+    expect(container.command[2]).toContain('config:app:set spreed turn_servers --value="$(php -r');
   });
 });

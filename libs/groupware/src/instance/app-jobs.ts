@@ -7,6 +7,7 @@ import {
   type AppChange,
   APPS_PURPOSE,
   ATTEMPT_ANNOTATION,
+  appsScript,
   appsWanted,
   attemptOf,
   jobState,
@@ -89,15 +90,17 @@ async function startJob(
   attempt: number,
 ): Promise<number | undefined> {
   const namespace = instance.metadata.namespace!;
+  const jobEnv = [...env, ...(change.env ?? [])];
   const job = occJob({
     instance,
     purpose: APPS_PURPOSE,
     commands: change.commands,
     image,
-    env: env.length > 0 ? env : undefined,
+    env: jobEnv.length > 0 ? jobEnv : undefined,
     labels: { [APP_LABEL]: change.appId },
   });
   job.metadata!.annotations = { [ATTEMPT_ANNOTATION]: String(attempt) };
+  job.spec!.template.spec!.containers[0]!.command = ['/bin/sh', '-c', appsScript(change.commands)];
   const earlier = context
     .cache<KubeObject>(CoreKinds.Job)
     .list(namespace, {

@@ -1,8 +1,16 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import type { V1Job } from '@kubernetes/client-node';
 import type { GroupwareInstanceSpec } from '../crds/types.js';
 import { occJobName } from '../occ/occ-job.js';
-import { appsWanted, attemptOf, jobState, pendingApps, retryAt } from './instance-apps.js';
+import {
+  appsScript,
+  appsWanted,
+  attemptOf,
+  jobState,
+  pendingApps,
+  retryAt,
+} from './instance-apps.js';
 
 const spec = (apps: GroupwareInstanceSpec['apps']) => ({ apps }) as GroupwareInstanceSpec;
 
@@ -49,6 +57,51 @@ describe('Apps of a GroupwareInstance', () => {
       },
     ]);
     expect(appsWanted(spec(undefined))).toEqual([]);
+  });
+
+  it('passes TURN secrets by reference, substituted in the Job from its environment', () => {
+    const [talk] = appsWanted(
+      spec({
+        spreed: {
+          enabled: true,
+          turnServers: [
+            {
+              server: 'turn.example.com:3478',
+              schemes: 'turn,turns',
+              protocols: 'udp,tcp',
+              secretRef: { name: 'turn', key: 'secret' },
+            },
+          ],
+        },
+      }),
+    );
+    expect(talk!.commands[1]).toEqual([
+      'config:app:set',
+      'spreed',
+      'turn_servers',
+      '--value=[{"schemes":"turn,turns","server":"turn.example.com:3478","secret":"\\u0000env:TURN_SECRET_0","protocols":"udp,tcp"}]',
+    ]);
+    expect(talk!.env).toEqual([
+      { name: 'TURN_SECRET_0', valueFrom: { secretKeyRef: { name: 'turn', key: 'secret' } } },
+    ]);
+    const lines = appsScript(talk!.commands).split('\n');
+    expect(lines[0]).toBe('set -e');
+    expect(lines[1]).toBe('php /var/www/html/occ --no-interaction app:enable spreed');
+    expect(lines[2]).toMatch(
+      /^php \/var\/www\/html\/occ --no-interaction config:app:set spreed turn_servers --value="\$\(php -r '\$v=json_decode\(base64_decode\(.*getenv.*'\)"$/,
+    );
+    // Inside the single-quoted shell word, PHP's quotes read '\''.
+    const encoded = /base64_decode\('\\''([^']+)'\\''\)/.exec(lines[2]!)![1]!;
+    expect(Buffer.from(encoded, 'base64').toString()).toBe(talk!.commands[1]![3]!.slice(8));
+    // Through a real shell, with `php` stubbed: occ gets the one-liner's output as its value.
+    const stub = `php() { if [ "$1" = -r ]; then printf '%s' "$2"; else printf '%s|' "$@"; fi; }`;
+    const words = execFileSync('/bin/sh', ['-c', `${stub}; ${lines[2]}`], { encoding: 'utf8' });
+    const value = words.split('|')[5]!;
+    expect(value.startsWith('--value=$v=json_decode(base64_decode(')).toBe(true);
+    expect(value).toContain(`strncmp($x,"\\0env:",5)===0`);
+    expect(appsScript([['app:enable', 'deck']])).toBe(
+      'set -e\nphp /var/www/html/occ --no-interaction app:enable deck',
+    );
   });
 
   it('leaves out what status.apps already records, unless the settings changed', () => {

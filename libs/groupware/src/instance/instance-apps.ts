@@ -1,14 +1,22 @@
-import type { V1Job } from '@kubernetes/client-node';
+import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { WELL_KNOWN_APPS } from '../crds/groupware-instance.js';
 import type { GroupwareInstanceSpec } from '../crds/types.js';
-import { type OccCommand, occJobName } from '../occ/occ-job.js';
+import { type OccCommand, occJobName, occScript, shellQuote } from '../occ/occ-job.js';
 
 /** One app to bring to its wanted state: the occ commands of one Job. */
 export interface AppChange {
   appId: string;
   enabled: boolean;
   commands: OccCommand[];
+  /** Secret keys the commands read at run time (see FROM_ENV). */
+  env?: V1EnvVar[];
 }
+
+/**
+ * Starts a string, inside a setting's JSON value, that the Job replaces with the environment
+ * variable named after it: secrets reach the Job by secretKeyRef and never appear in its spec.
+ */
+export const FROM_ENV = '\u0000env:';
 
 /** Purpose label value of the Jobs applying `spec.apps`. */
 export const APPS_PURPOSE = 'apps';
@@ -56,7 +64,26 @@ export function appsWanted(spec: GroupwareInstanceSpec): AppChange[] {
     if (talk.enabled && talk.stunServers) {
       commands.push(setting('spreed', 'stun_servers', JSON.stringify(talk.stunServers)));
     }
-    changes.push({ appId: 'spreed', enabled: talk.enabled, commands });
+    const turn = talk.enabled ? (talk.turnServers ?? []) : [];
+    if (turn.length > 0) {
+      const servers = turn.map((server, index) => ({
+        schemes: server.schemes,
+        server: server.server,
+        secret: `${FROM_ENV}TURN_SECRET_${index}`,
+        protocols: server.protocols,
+      }));
+      commands.push(setting('spreed', 'turn_servers', JSON.stringify(servers)));
+    }
+    const env = turn.map((server, index) => ({
+      name: `TURN_SECRET_${index}`,
+      valueFrom: { secretKeyRef: { name: server.secretRef.name, key: server.secretRef.key } },
+    }));
+    changes.push({
+      appId: 'spreed',
+      enabled: talk.enabled,
+      commands,
+      ...(env.length > 0 ? { env } : {}),
+    });
   }
   for (const custom of apps.custom ?? []) {
     changes.push({
@@ -110,4 +137,28 @@ export function retryAt(job: V1Job): number {
   const sinceMs = since ? new Date(since).getTime() : 0;
   const delay = Math.min(RETRY_BASE_MS * 2 ** (attemptOf(job) - 1), RETRY_MAX_MS);
   return sinceMs + delay;
+}
+
+const VALUE = '--value=';
+const usesEnv = (command: OccCommand) =>
+  command.at(-1)?.includes(JSON.stringify(FROM_ENV).slice(1, -1));
+
+/**
+ * The Job's script: occScript's, except that a setting whose JSON value reads the environment
+ * gets its value from a PHP one-liner (the image has PHP) that substitutes the variables.
+ */
+export function appsScript(commands: readonly OccCommand[]): string {
+  if (!commands.some(usesEnv)) return occScript(commands);
+  return ['set -e', ...commands.map(scriptLine)].join('\n');
+}
+
+function scriptLine(command: OccCommand): string {
+  if (!usesEnv(command)) return occScript([command]).split('\n')[1]!;
+  const template = Buffer.from(command.at(-1)!.slice(VALUE.length)).toString('base64');
+  const php =
+    `$v=json_decode(base64_decode('${template}'),true);` +
+    'array_walk_recursive($v,function(&$x){if(is_string($x)&&strncmp($x,"\\0env:",5)===0){$x=getenv(substr($x,5));}});' +
+    'echo json_encode($v);';
+  const words = command.slice(0, -1).map(shellQuote).join(' ');
+  return `php /var/www/html/occ --no-interaction ${words} --value="$(php -r ${shellQuote(php)})"`;
 }
