@@ -100,7 +100,7 @@ async function startJob(
     labels: { [APP_LABEL]: change.appId },
   });
   job.metadata!.annotations = { [ATTEMPT_ANNOTATION]: String(attempt) };
-  job.spec!.template.spec!.containers[0]!.command = ['/bin/sh', '-c', appsScript(change.commands)];
+  job.spec!.template.spec!.containers[0].command = ['/bin/sh', '-c', appsScript(change.commands)];
   const earlier = context
     .cache<KubeObject>(CoreKinds.Job)
     .list(namespace, {

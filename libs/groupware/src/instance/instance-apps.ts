@@ -153,7 +153,7 @@ export function appsScript(commands: readonly OccCommand[]): string {
 }
 
 function scriptLine(command: OccCommand): string {
-  if (!usesEnv(command)) return occScript([command]).split('\n')[1]!;
+  if (!usesEnv(command)) return occScript([command]).split('\n')[1];
   const template = Buffer.from(command.at(-1)!.slice(VALUE.length)).toString('base64');
   const php =
     `$v=json_decode(base64_decode('${template}'),true);` +
