@@ -21,7 +21,12 @@ type PodJob = KubeObject<{
   template?: { spec: PodSpec };
 }>;
 interface PodSpec {
-  containers: Array<{ image: string; args: string[]; env: Array<Record<string, unknown>> }>;
+  containers: Array<{
+    image: string;
+    args?: string[];
+    command?: string[];
+    env: Array<Record<string, unknown>>;
+  }>;
   volumes?: Array<{ persistentVolumeClaim: { claimName: string; readOnly: boolean } }>;
 }
 
@@ -117,14 +122,28 @@ describe('GroupwareInstance: data backups and deletion', () => {
       () => test.server.get<PodJob>(CoreKinds.Job, NS, 'team-data-cleanup'),
       { what: 'the cleanup Job' },
     );
-    expect(cleanup.spec!.template!.spec.containers[0]!.args).toEqual([
-      'purge',
-      `backup:groupware-backups/${NS}/team`,
+    expect(cleanup.spec!.template!.spec.containers[0]!.command).toEqual([
+      '/bin/sh',
+      '-c',
+      'rclone purge "$BACKUP_PATH" || [ $? -eq 3 ]',
     ]);
+    expect(cleanup.spec!.template!.spec.containers[0]!.env.at(-1)).toEqual({
+      name: 'BACKUP_PATH',
+      value: `backup:groupware-backups/${NS}/team`,
+    });
     await test.operator.settled();
     const terminating = instanceOf(test.server, NS, 'team')!;
     expect(terminating.metadata.deletionTimestamp).toBeDefined();
     expect(terminating.metadata.finalizers).toEqual(['k8s.neutral.com/groupware-instance']);
+
+    // A failed cleanup is run again, and the finalizer stays meanwhile.
+    finishJob(test.server, NS, 'team-data-cleanup', { succeeded: false, at: now() });
+    await eventually(
+      () => test.server.get<PodJob>(CoreKinds.Job, NS, 'team-data-cleanup'),
+      (job) => job !== undefined && job.metadata.uid !== cleanup.metadata.uid,
+      { what: 'a new cleanup Job' },
+    );
+    expect(instanceOf(test.server, NS, 'team')).toBeDefined();
 
     finishJob(test.server, NS, 'team-data-cleanup', { succeeded: true, at: now() });
     await eventually(() => instanceOf(test.server, NS, 'team') === undefined, {

@@ -42,8 +42,15 @@ function rcloneEnv(instance: GroupwareInstance): V1EnvVar[] {
   ];
 }
 
+/** rclone's exit status for "directory not found". */
+const DIRECTORY_NOT_FOUND = 3;
+
 /** A pod next to the instance's (its claim is usually ReadWriteOnce) running rclone. */
-function rclonePod(instance: GroupwareInstance, args: string[], mountData: boolean): V1PodSpec {
+function rclonePod(
+  instance: GroupwareInstance,
+  run: { args: string[] } | { script: string; env: V1EnvVar[] },
+  mountData: boolean,
+): V1PodSpec {
   const name = instance.metadata.name!;
   return {
     restartPolicy: 'Never',
@@ -68,8 +75,8 @@ function rclonePod(instance: GroupwareInstance, args: string[], mountData: boole
       {
         name: 'rclone',
         image: RCLONE_IMAGE,
-        args,
-        env: rcloneEnv(instance),
+        ...('args' in run ? { args: run.args } : { command: ['/bin/sh', '-c', run.script] }),
+        env: [...rcloneEnv(instance), ...('env' in run ? run.env : [])],
         volumeMounts: mountData
           ? [{ name: 'data', mountPath: MOUNT, subPath: DATA_SUBPATH, readOnly: true }]
           : undefined,
@@ -101,7 +108,11 @@ export function dataBackupCronJob(instance: GroupwareInstance): V1CronJob {
         spec: {
           backoffLimit: 2,
           template: {
-            spec: rclonePod(instance, ['sync', MOUNT, `${backupPath(instance)}/data`], true),
+            spec: rclonePod(
+              instance,
+              { args: ['sync', MOUNT, `${backupPath(instance)}/data`] },
+              true,
+            ),
           },
         },
       },
@@ -118,7 +129,18 @@ export function dataCleanupJob(instance: GroupwareInstance): V1Job {
     metadata: ownedMetadata(instance, instanceObjectNames(name).dataCleanup),
     spec: {
       backoffLimit: 2,
-      template: { spec: rclonePod(instance, ['purge', backupPath(instance)], false) },
+      // Nothing backed up yet is nothing to delete, not a failure.
+      template: {
+        spec: rclonePod(
+          instance,
+          {
+            // The path goes through the environment: the bucket name is the user's text.
+            script: `rclone purge "$BACKUP_PATH" || [ $? -eq ${DIRECTORY_NOT_FOUND} ]`,
+            env: [{ name: 'BACKUP_PATH', value: backupPath(instance) }],
+          },
+          false,
+        ),
+      },
     },
   };
 }
