@@ -119,6 +119,9 @@ describe('GroupwareInstance: apps through occ Jobs', () => {
       (job) => job?.metadata.annotations?.['k8s.neutral.com/occ-attempt'] === '3',
       { what: 'the third attempt' },
     );
+    expect(await test.operator.metrics()).toContain(
+      `groupware_instance_occ_job_failures_total{namespace="${NS}",name="team"} 2`,
+    );
   });
 
   it('clears OccFailed once an attempt succeeds', async () => {

@@ -134,6 +134,13 @@ describe('GroupwareInstance: creation with a managed database', () => {
     const ready = await waitForPhase(test, NS, 'team', 'Ready');
     expect(conditionOf(ready, 'Ready')).toMatchObject({ status: 'True', reason: 'Ready' });
     expect(eventReasons(test.server, NS, 'team')).toEqual(['Pending', 'Creating', 'Ready']);
+    const metrics = await test.operator.metrics();
+    expect(metrics).toContain(
+      `groupware_instance_phase{namespace="${NS}",name="team",phase="Ready"} 1`,
+    );
+    expect(metrics).toContain(
+      `groupware_instance_phase{namespace="${NS}",name="team",phase="Creating"} 0`,
+    );
   });
 
   it('writes nothing over a resync once everything is as wanted', async () => {

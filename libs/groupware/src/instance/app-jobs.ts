@@ -21,6 +21,8 @@ export interface AppsOutcome {
   applied: Record<string, boolean>;
   failure?: Failure;
   requeueAfterMs?: number;
+  /** A failed Job was replaced by a new attempt. */
+  retried?: boolean;
 }
 
 /** If a Job of the same name is still being deleted, look again after this long. */
@@ -77,7 +79,7 @@ export async function applyApps(
     propagationPolicy: 'Background',
   });
   const requeueAfterMs = await startJob(context, instance, next, image, env, attempt + 1);
-  return { applied, failure, requeueAfterMs };
+  return { applied, failure, requeueAfterMs, retried: true };
 }
 
 /** Creates the change's Job and removes the app's earlier ones; a wait when the name is still taken. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { MetricsService } from '@platform/core';
 import {
   CoreKinds,
   ensureObject,
@@ -21,6 +22,7 @@ import { cleanUpBackupData, syncDataBackup } from './data-backup-sync.js';
 import { mailEnv, redisEnv, type Values, withRemovals } from './helm-values.js';
 import { type HelmRelease, helmRelease, releaseState } from './helm-release.js';
 import { ensureHelmRepository } from './helm-repository.js';
+import { InstanceMetrics } from './instance-metrics.js';
 import { INSTANCE_FINALIZER, InstanceLabels, MANAGED_BY } from './instance-names.js';
 import {
   buildStatus,
@@ -57,6 +59,11 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
   readonly ownsSelector = `${InstanceLabels.managedBy}=${MANAGED_BY}`;
   readonly finalizer = INSTANCE_FINALIZER;
   private readonly events = new EventRecorder(MANAGED_BY);
+  private readonly metrics: InstanceMetrics;
+
+  constructor(metrics: MetricsService) {
+    this.metrics = new InstanceMetrics(metrics);
+  }
 
   async reconcile(
     instance: GroupwareInstance,
@@ -113,6 +120,9 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
       observation.apps = apps.applied;
       observation.failure = apps.failure;
       requeueAfterMs = apps.requeueAfterMs;
+      if (apps.retried) {
+        this.metrics.countOccFailure(instance.metadata.namespace!, instance.metadata.name!);
+      }
     }
     await this.report(
       context,
@@ -129,6 +139,7 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
    */
   async finalize(instance: GroupwareInstance, context: ReconcileContext): Promise<void> {
     await cleanUpBackupData(context, instance, this.events);
+    this.metrics.forget(instance.metadata.namespace!, instance.metadata.name!);
   }
 
   /** Writes the status for `phase`; an Event marks a phase change or a newly blocked upgrade. */
@@ -148,6 +159,8 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
       now: context.clock.now(),
     });
     await writeStatus(context, InstanceKind, instance, status);
+    const { namespace, name } = instance.metadata;
+    this.metrics.recordPhase(namespace!, name!, phase);
     if (previous?.phase !== phase) {
       const failure = phase === 'Failed' ? observation.failure : undefined;
       await this.emit(context, instance, {

@@ -4,6 +4,7 @@ export * from './helm-release.js';
 export * from './helm-repository.js';
 export * from './helm-values.js';
 export * from './instance-apps.js';
+export * from './instance-metrics.js';
 export * from './instance-names.js';
 export * from './instance-status.js';
 export * from './instance-validation.js';
