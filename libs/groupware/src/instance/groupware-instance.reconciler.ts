@@ -69,18 +69,11 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
     instance: GroupwareInstance,
     context: ReconcileContext,
   ): Promise<ReconcileResult | void> {
-    const spec = instance.spec!;
     if (!instance.status?.phase) {
       await this.report(context, instance, 'Pending', { serving: false });
     }
-    const profile = spec.profile
-      ? await context.client.get<GroupwareProfile>(
-          GroupwareKindRefs.GroupwareProfile,
-          undefined,
-          spec.profile,
-        )
-      : undefined;
-    const problem = specProblem(spec, profile);
+    const profile = await readProfile(context, instance);
+    const problem = specProblem(instance.spec!, profile);
     if (problem) {
       const observation = {
         serving: false,
@@ -90,46 +83,15 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
       // Profiles are not watched: look again for one that may have been created since.
       return problem.field === 'spec.profile' ? { requeueAfterMs: PROFILE_RECHECK_MS } : undefined;
     }
-    const version = chooseVersion(spec.version, instance.status);
-    await ensureAdminSecret(context, instance);
-    await ensureHelmRepository(context, instance);
-    const cluster = spec.database.managed
-      ? await ensureObject<PostgresCluster>(
-          context,
-          ThirdPartyKinds.PostgresCluster,
-          postgresCluster(instance),
-        )
-      : undefined;
-    const release = await ensureObject<HelmRelease>(
-      context,
-      ThirdPartyKinds.HelmRelease,
-      desiredRelease(context, instance, profile, version.resolution),
-    );
-    await syncDataBackup(context, instance);
-
+    const version = chooseVersion(instance.spec!.version, instance.status);
+    const { cluster, release } = await applyChildren(context, instance, profile, version);
     const observation = observe(cluster, release, version);
     let requeueAfterMs: number | undefined;
     if (observation.serving && !observation.failure) {
-      const env = [...redisEnv(spec), ...mailEnv(spec)];
-      const apps = await applyApps(
-        context,
-        instance,
-        `nextcloud:${version.resolution.resolvedVersion}`,
-        env,
-      );
-      observation.apps = apps.applied;
-      observation.failure = apps.failure;
-      requeueAfterMs = apps.requeueAfterMs;
-      if (apps.retried) {
-        this.metrics.countOccFailure(instance.metadata.namespace!, instance.metadata.name!);
-      }
+      requeueAfterMs = await this.applyApps(context, instance, version, observation);
     }
-    await this.report(
-      context,
-      instance,
-      nextPhase(instance.status?.phase, observation),
-      observation,
-    );
+    const phase = nextPhase(instance.status?.phase, observation);
+    await this.report(context, instance, phase, observation);
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
   }
 
@@ -140,6 +102,24 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
   async finalize(instance: GroupwareInstance, context: ReconcileContext): Promise<void> {
     await cleanUpBackupData(context, instance, this.events);
     this.metrics.forget(instance.metadata.namespace!, instance.metadata.name!);
+  }
+
+  /** Runs the apps Jobs of a serving instance; records what they applied in `observation`. */
+  private async applyApps(
+    context: ReconcileContext,
+    instance: GroupwareInstance,
+    version: VersionChoice,
+    observation: Observation,
+  ): Promise<number | undefined> {
+    const spec = instance.spec!;
+    const image = `nextcloud:${version.resolution.resolvedVersion}`;
+    const apps = await applyApps(context, instance, image, [...redisEnv(spec), ...mailEnv(spec)]);
+    observation.apps = apps.applied;
+    observation.failure = apps.failure;
+    if (apps.retried) {
+      this.metrics.countOccFailure(instance.metadata.namespace!, instance.metadata.name!);
+    }
+    return apps.requeueAfterMs;
   }
 
   /** Writes the status for `phase`; an Event marks a phase change or a newly blocked upgrade. */
@@ -210,6 +190,36 @@ export function chooseVersion(
   if (!running?.resolvedVersion) return { resolution: wanted };
   const blocked = upgradeProblem(running.resolvedVersion, wanted.resolvedVersion);
   return blocked ? { resolution: running, blocked } : { resolution: wanted };
+}
+
+async function readProfile(
+  context: ReconcileContext,
+  instance: GroupwareInstance,
+): Promise<GroupwareProfile | undefined> {
+  const name = instance.spec!.profile;
+  if (!name) return undefined;
+  return context.client.get<GroupwareProfile>(GroupwareKindRefs.GroupwareProfile, undefined, name);
+}
+
+/** Secrets, chart source, database, release and backup CronJob, as the spec wants them. */
+async function applyChildren(
+  context: ReconcileContext,
+  instance: GroupwareInstance,
+  profile: GroupwareProfile | undefined,
+  version: VersionChoice,
+): Promise<{ cluster?: PostgresCluster; release: HelmRelease }> {
+  await ensureAdminSecret(context, instance);
+  await ensureHelmRepository(context, instance);
+  const cluster = instance.spec!.database.managed
+    ? await ensureObject(context, ThirdPartyKinds.PostgresCluster, postgresCluster(instance))
+    : undefined;
+  const release = await ensureObject(
+    context,
+    ThirdPartyKinds.HelmRelease,
+    desiredRelease(context, instance, profile, version.resolution),
+  );
+  await syncDataBackup(context, instance);
+  return { cluster, release };
 }
 
 /** The HelmRelease as the spec wants it, removing values an earlier spec set. */
