@@ -128,10 +128,18 @@ export function settleRelease(
 ): void {
   const release = server.get<HelmRelease>(ThirdPartyKinds.HelmRelease, namespace, name)!;
   const generation = release.metadata.generation;
+  const history = release.status?.history ?? [];
   server.put(ThirdPartyKinds.HelmRelease, {
     ...release,
     status: {
       observedGeneration: generation,
+      // Newest first; a failed upgrade keeps the revision deployed before it.
+      history: outcome.ready
+        ? [
+            { version: history.length + 1, status: 'deployed' },
+            ...history.map((revision) => ({ ...revision, status: 'superseded' })),
+          ]
+        : history,
       conditions: [
         outcome.ready
           ? {

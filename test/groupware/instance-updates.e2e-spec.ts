@@ -145,6 +145,9 @@ describe('GroupwareInstance: spec changes, upgrades and release failures', () =>
     });
     expect(eventReasons(test.server, NS, 'team').at(-1)).toBe('Warning/ReleaseFailed');
 
+    // A fixed spec after a failed upgrade is an update again.
+    await updateSpec(test, NS, 'team', (spec) => ({ ...spec, replicas: 1 }));
+    await waitForPhase(test, NS, 'team', 'Updating');
     settleRelease(test.server, NS, 'team', { ready: true });
     const ready = await waitForPhase(test, NS, 'team', 'Ready');
     expect(conditionOf(ready, 'ReleaseFailed')).toBeUndefined();

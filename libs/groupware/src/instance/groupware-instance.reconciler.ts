@@ -20,7 +20,7 @@ import { ensureAdminSecret } from './admin-secret.js';
 import { applyApps } from './app-jobs.js';
 import { cleanUpBackupData, syncDataBackup } from './data-backup-sync.js';
 import { mailEnv, redisEnv, type Values, withRemovals } from './helm-values.js';
-import { type HelmRelease, helmRelease, releaseState } from './helm-release.js';
+import { type HelmRelease, helmRelease, releaseState, wasInstalled } from './helm-release.js';
 import { ensureHelmRepository } from './helm-repository.js';
 import { InstanceMetrics } from './instance-metrics.js';
 import { INSTANCE_FINALIZER, InstanceLabels, MANAGED_BY } from './instance-names.js';
@@ -246,6 +246,7 @@ function observe(
   const helm = releaseState(release);
   const observation: Observation = {
     serving: helm.state === 'ready' && database.state === 'healthy',
+    installed: wasInstalled(release),
     resolution: version.resolution,
     upgradeBlocked: version.blocked,
   };

@@ -14,8 +14,20 @@ interface FluxCondition {
 
 export type HelmRelease = KubeObject<
   Record<string, unknown>,
-  { observedGeneration?: number; conditions?: FluxCondition[] }
+  {
+    observedGeneration?: number;
+    conditions?: FluxCondition[];
+    /** Helm release revisions, newest first (Flux's snapshots). */
+    history?: Array<{ version?: number; status?: string }>;
+  }
 >;
+
+/** Whether Helm ever installed the release: a revision was deployed (or since superseded). */
+export function wasInstalled(release: HelmRelease | undefined): boolean {
+  return (release?.status?.history ?? []).some(
+    (revision) => revision.status === 'deployed' || revision.status === 'superseded',
+  );
+}
 
 /** Reasons of a Ready=False HelmRelease that Flux gave up on (its remediation is exhausted). */
 const RELEASE_FAILURES = new Set([

@@ -14,6 +14,8 @@ describe('GroupwareInstance phases', () => {
     expect(nextPhase('Pending', { serving: false })).toBe('Creating');
     expect(nextPhase('Ready', { serving: false })).toBe('Updating');
     expect(nextPhase('Updating', { serving: false })).toBe('Updating');
+    expect(nextPhase('Failed', { serving: false })).toBe('Creating');
+    expect(nextPhase('Failed', { serving: false, installed: true })).toBe('Updating');
   });
 
   it('serves https with TLS, http without, nothing without an ingress', () => {

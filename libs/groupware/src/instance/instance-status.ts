@@ -23,6 +23,8 @@ export interface Observation {
   failure?: Failure;
   /** The release is Ready for its generation and the managed database (if any) is healthy. */
   serving: boolean;
+  /** Helm installed the release at some point (it has a deployed revision). */
+  installed?: boolean;
   /** Why a version change is refused, when it is. */
   upgradeBlocked?: string;
   resolution?: VersionResolution;
@@ -35,8 +37,13 @@ type StatusCondition = Condition & { observedGeneration?: number };
 export function nextPhase(previous: string | undefined, observation: Observation): InstancePhase {
   if (observation.failure) return 'Failed';
   if (observation.serving) return 'Ready';
-  // A spec change of a serving instance (its release is being upgraded) is an update.
-  return previous === 'Ready' || previous === 'Updating' ? 'Updating' : 'Creating';
+  // A spec change of a serving instance (its release is being upgraded) is an update, and so
+  // is one after a failure once the release had been installed.
+  const served =
+    previous === 'Ready' ||
+    previous === 'Updating' ||
+    (previous === 'Failed' && observation.installed === true);
+  return served ? 'Updating' : 'Creating';
 }
 
 /** `https://<host>` (http without TLS) when the instance has an ingress. */
