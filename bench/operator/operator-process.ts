@@ -4,26 +4,29 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-/** The backup operator deployable, built from the same sources as the bench. */
-export const OPERATOR_ENTRY = fileURLToPath(
-  new URL('../../apps/backup-operator/main.js', import.meta.url),
-);
-const DEPLOYMENT = new URL(
-  '../../../../charts/backup-operator/templates/deployment.yaml',
-  import.meta.url,
-);
-const DEPLOYED_ENTRY = 'dist/apps/backup-operator/main.js';
+/** The operators the benches run: each an app with a chart of the same name. */
+export type OperatorApp = 'backup-operator' | 'groupware-operator';
+
+/** An operator deployable, built from the same sources as the bench. */
+export function operatorEntry(app: OperatorApp = 'backup-operator'): string {
+  return fileURLToPath(new URL(`../../apps/${app}/main.js`, import.meta.url));
+}
 
 /**
  * The node flags of the chart's container command (`command: [node, <flags>, <entry>]`), so
  * the bench runs the operator with the flags it is deployed with.
  */
-export function deployedNodeFlags(): string[] {
-  const template = readFileSync(DEPLOYMENT, 'utf8');
+export function deployedNodeFlags(app: OperatorApp = 'backup-operator'): string[] {
+  const deployment = new URL(
+    `../../../../charts/${app}/templates/deployment.yaml`,
+    import.meta.url,
+  );
+  const deployedEntry = `dist/apps/${app}/main.js`;
+  const template = readFileSync(deployment, 'utf8');
   const line = /^\s*command: (\[.*\])\s*$/m.exec(template)?.[1];
   const command = line ? (parse(line) as string[]) : [];
-  if (command[0] !== 'node' || command.at(-1) !== DEPLOYED_ENTRY) {
-    throw new Error(`the chart's command is not "node [flags] ${DEPLOYED_ENTRY}": ${line}`);
+  if (command[0] !== 'node' || command.at(-1) !== deployedEntry) {
+    throw new Error(`the chart's command is not "node [flags] ${deployedEntry}": ${line}`);
   }
   return command.slice(1, -1);
 }
@@ -52,7 +55,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * The operator as production runs it (the chart's `node <flags> dist/apps/backup-operator/main.js`,
+ * The operator as production runs it (the chart's `node <flags> dist/apps/<app>/main.js`,
  * configured through the environment, KUBECONFIG naming the cluster, no SECRET_KEY), so its
  * memory is its own. `extraNodeArgs` come after the chart's flags, for experiments.
  */
@@ -67,8 +70,12 @@ export class OperatorProcess {
     });
   }
 
-  static start(env: Record<string, string>, extraNodeArgs: string[] = []): OperatorProcess {
-    const args = [...deployedNodeFlags(), ...extraNodeArgs, OPERATOR_ENTRY];
+  static start(
+    env: Record<string, string>,
+    extraNodeArgs: string[] = [],
+    app: OperatorApp = 'backup-operator',
+  ): OperatorProcess {
+    const args = [...deployedNodeFlags(app), ...extraNodeArgs, operatorEntry(app)];
     const { SECRET_KEY: _unused, ...inherited } = process.env;
     const child = spawn(process.execPath, args, {
       env: { ...inherited, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },

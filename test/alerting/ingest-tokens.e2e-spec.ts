@@ -63,14 +63,18 @@ describe('alert ingest tokens', () => {
       minted = res.body.data;
     });
 
-    it('answers 201 with exactly token_id, token, scopes, project_id and the snippet', () => {
+    it('answers 201 with exactly token_id, token, scopes, project_id, the snippet and the severity mapping', () => {
       expect(Object.keys(minted).sort()).toEqual([
+        'default_severity',
         'project_id',
         'scopes',
+        'severity_map',
         'token',
         'token_id',
         'webhook_config_snippet',
       ]);
+      expect(minted.severity_map).toEqual({});
+      expect(minted.default_severity).toBeNull();
       expect(minted.token).toMatch(/^hq_ing_\S+$/);
       expect(minted.token_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(minted.scopes).toEqual(['alerts:write']);

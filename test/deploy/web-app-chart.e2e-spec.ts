@@ -5,6 +5,22 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
 import { parse } from 'yaml';
 import {
+  type Action,
+  actionsOf,
+  blocksOf,
+  coalesce,
+  inside,
+  isMap,
+  KEYWORDS,
+  resolvesIn,
+  type Schema,
+  schemaPaths,
+  skeletonOf as skeletonFromText,
+  type Values,
+  valuesPathsOf,
+  wordsOf as wordsOfAction,
+} from './chart-text.js';
+import {
   APP_CHARTS,
   APP_VALUE_SCHEMAS,
   chartValues,
@@ -26,43 +42,11 @@ import { parseImageReference } from '../../libs/webhooks/src/receive/push-event.
 const CHART = fileURLToPath(new URL('../../charts/web-app/', import.meta.url));
 const read = (file: string) => readFileSync(`${CHART}${file}`, 'utf8');
 
-type Values = Record<string, unknown>;
-interface Schema {
-  type?: string;
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  required?: string[];
-  pattern?: string;
-  minimum?: number;
-  maximum?: number;
-  maxItems?: number;
-  maxLength?: number;
-  additionalProperties?: boolean;
-  [keyword: string]: unknown;
-}
-
 const schema = JSON.parse(read('values.schema.json')) as Schema;
 const defaults = parse(read('values.yaml')) as Values;
 const validate: ValidateFunction = new Ajv({ strict: true, allErrors: true }).compile(schema);
 const prop = (...path: string[]): Schema =>
   path.reduce<Schema>((node, key) => node.properties?.[key] ?? {}, schema);
-
-const isMap = (value: unknown): value is Values =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * Helm's merge of supplied values over the chart's values.yaml: maps merge key by key, a list or
- * scalar replaces, null removes the key. The schema is checked against the result.
- */
-function coalesce(chart: Values, supplied: Values): Values {
-  const result = structuredClone(chart);
-  for (const [key, value] of Object.entries(supplied)) {
-    if (value === null) delete result[key];
-    else if (isMap(value) && isMap(result[key])) result[key] = coalesce(result[key], value);
-    else result[key] = structuredClone(value);
-  }
-  return result;
-}
 
 /** What Helm would say of the values the platform supplies: the schema's errors, or none. */
 function errorsOf(supplied: Values): string[] {
@@ -117,59 +101,6 @@ const TEMPLATES = readdirSync(`${CHART}templates`).sort();
 const MANIFESTS = TEMPLATES.filter((file) => file.endsWith('.yaml'));
 const template = (file: string) => read(`templates/${file}`);
 
-interface Action {
-  /** The action without delimiters, trim markers and surrounding blanks. */
-  body: string;
-  start: number;
-  end: number;
-}
-
-/** The template actions of a file, comments left out. */
-function actionsOf(text: string): Action[] {
-  const actions: Action[] = [];
-  for (const match of text.matchAll(/\{\{-?\s*([\s\S]*?)\s*-?\}\}/g)) {
-    if (match[1].startsWith('/*')) continue;
-    actions.push({ body: match[1], start: match.index, end: match.index + match[0].length });
-  }
-  return actions;
-}
-
-const OPENERS = new Set(['if', 'with', 'range', 'define']);
-const keywordOf = (action: Action) => action.body.split(/\s+/)[0];
-
-interface Block {
-  open: Action;
-  close: Action;
-}
-
-/** The blocks of a file (if/with/range/define ... end), checked to nest and close. */
-function blocksOf(text: string): Block[] {
-  const blocks: Block[] = [];
-  const open: Action[] = [];
-  for (const action of actionsOf(text)) {
-    const keyword = keywordOf(action);
-    if (OPENERS.has(keyword)) open.push(action);
-    else if (keyword === 'else') {
-      const top = open.at(-1);
-      expect(top && keywordOf(top)).toMatch(/^(?:if|with|range)$/);
-    } else if (keyword === 'end') {
-      const opener = open.pop();
-      if (!opener) throw new Error(`an {{ end }} without a block at ${action.start}`);
-      blocks.push({ open: opener, close: action });
-    }
-  }
-  expect(open.map((action) => action.body)).toEqual([]);
-  return blocks;
-}
-
-/** The `.Values` paths the actions of a text read (`$.Values` included). */
-const valuesPathsOf = (text: string) =>
-  actionsOf(text).flatMap((action) =>
-    [...action.body.matchAll(/(?:^|[\s($])\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)/g)].map((match) =>
-      match[1].slice(1),
-    ),
-  );
-
 /** The functions the chart may call: Go template built-ins, Helm's and Sprig's. */
 const FUNCTIONS = new Set([
   'include',
@@ -183,49 +114,12 @@ const FUNCTIONS = new Set([
   'int',
   'gt',
 ]);
-const KEYWORDS = new Set([...OPENERS, 'else', 'end']);
 const OBJECTS =
   /^\$?\.(?:Values(?:\.\w+)+|Release\.(?:Name|Namespace|Service)|Chart\.(?:Name|Version)|\w+)?$/;
 
-/** The words of an action that are neither strings, numbers, objects nor punctuation. */
-function wordsOf(action: Action): string[] {
-  const words = action.body
-    .replace(/"(?:[^"\\]|\\.)*"/g, ' ')
-    .split(/[\s|()]+/)
-    .filter(Boolean);
-  for (const word of words.filter((w) => w.startsWith('.') || w.startsWith('$'))) {
-    expect([word, OBJECTS.test(word)]).toEqual([word, true]);
-  }
-  return words.filter((w) => !w.startsWith('.') && !w.startsWith('$') && !/^\d+$/.test(w));
-}
-
-/**
- * A manifest template with its actions taken out: lines holding nothing but an action go, any
- * other action becomes the word TEMPLATED. Every branch is kept, so this is the union of what
- * the template can render, parsed as YAML (duplicate keys refused).
- */
-function skeletonOf(file: string): Values {
-  const lines = template(file)
-    .split('\n')
-    .filter((line) => !/^\s*\{\{[^}]*\}\}\s*$/.test(line))
-    .map((line) => line.replace(/\{\{[^}]*\}\}/g, 'TEMPLATED'));
-  return parse(lines.join('\n'), { uniqueKeys: true }) as Values;
-}
-
-/** The text between a block's opening and closing actions. */
-const inside = (text: string, block: Block) => text.slice(block.open.end, block.close.start);
-
-/** The schema's property paths (through objects, not into lists or references). */
-function schemaPaths(node: Schema, prefix = ''): string[] {
-  return Object.entries(node.properties ?? {}).flatMap(([key, child]) => [
-    `${prefix}${key}`,
-    ...schemaPaths(child, `${prefix}${key}.`),
-  ]);
-}
-
-const resolves = (path: string) =>
-  path.split('.').reduce<Schema | undefined>((node, key) => node?.properties?.[key], schema) !==
-  undefined;
+const resolves = (path: string) => resolvesIn(schema, path);
+const wordsOf = (action: Action) => wordsOfAction(action, OBJECTS);
+const skeletonOf = (file: string) => skeletonFromText(template(file));
 
 // ---- the tests ------------------------------------------------------------------------------
 

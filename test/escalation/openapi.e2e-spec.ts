@@ -53,6 +53,7 @@ const ROUTES: Record<string, string[]> = {
   [`${ROSTER}/rotation`]: ['delete', 'get', 'put'],
   [`${ROSTER}/on_call_overrides`]: ['get', 'post'],
   [`${ROSTER}/on_call_overrides/{override_id}`]: ['delete', 'get'],
+  [`${ROSTER}/calendar_feed`]: ['post'],
   [`${P}/escalation_chains`]: ['get', 'post'],
   [CHAIN]: ['delete', 'get', 'patch'],
   [`${CHAIN}/clone`]: ['post'],
@@ -63,6 +64,7 @@ const ROUTES: Record<string, string[]> = {
   '/alerts/ack/{signed_id}': ['get', 'post'],
   '/alerts/phone_ack/{token}': ['post'],
   '/alerts/sms_reply': ['post'],
+  '/calendar_feeds/{feed_key}': ['get'],
 };
 
 /** [method, path, success status, data schema, list?]; null: no body. */
@@ -99,6 +101,7 @@ const SUCCESSES: Array<[string, string, string, string | null, boolean?]> = [
   ['post', `${ROSTER}/on_call_overrides`, '201', 'OnCallOverride'],
   ['get', `${ROSTER}/on_call_overrides/{override_id}`, '200', 'OnCallOverride'],
   ['delete', `${ROSTER}/on_call_overrides/{override_id}`, '204', null],
+  ['post', `${ROSTER}/calendar_feed`, '201', 'OnCallCalendarFeed'],
   ['get', `${P}/escalation_chains`, '200', 'EscalationChain', true],
   ['post', `${P}/escalation_chains`, '201', 'EscalationChain'],
   ['post', `${CHAIN}/clone`, '201', 'EscalationChain'],
@@ -232,7 +235,7 @@ describe('the OpenAPI document of the escalation API', () => {
         for (const id of ids) {
           const parameter = operation.parameters.find((p) => p.name === id && p.in === 'path');
           expect([method, path, id, parameter?.schema.type]).toEqual([method, path, id, 'string']);
-          if (!['signed_id', 'token'].includes(id))
+          if (!['signed_id', 'token', 'feed_key'].includes(id))
             expect([method, path, id, parameter!.schema.format]).toEqual([
               method,
               path,
@@ -398,7 +401,9 @@ describe('the OpenAPI document of the escalation API', () => {
       );
       expect(errorCodes(method, path, '404')).toEqual(['not_found']);
       const takesInput =
-        ['post', 'patch', 'put'].includes(method) && !path.endsWith('/ack')
+        ['post', 'patch', 'put'].includes(method) &&
+        !path.endsWith('/ack') &&
+        !path.endsWith('/calendar_feed')
           ? true
           : path.endsWith('/shifts') || path.endsWith('/on_call_overrides');
       // Every route answers 422 to a NUL in its input; only those that take input name fields.

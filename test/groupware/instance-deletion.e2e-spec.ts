@@ -138,6 +138,11 @@ describe('GroupwareInstance: data backups and deletion', () => {
 
     // A failed cleanup is run again, and the finalizer stays meanwhile.
     finishJob(test.server, NS, 'team-data-cleanup', { succeeded: false, at: now() });
+    await test.operator.advance({ seconds: 29 });
+    expect(test.server.get<PodJob>(CoreKinds.Job, NS, 'team-data-cleanup')!.metadata.uid).toBe(
+      cleanup.metadata.uid,
+    );
+    await test.operator.advance({ seconds: 2 });
     await eventually(
       () => test.server.get<PodJob>(CoreKinds.Job, NS, 'team-data-cleanup'),
       (job) => job !== undefined && job.metadata.uid !== cleanup.metadata.uid,

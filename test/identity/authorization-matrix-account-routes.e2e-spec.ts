@@ -52,6 +52,7 @@ const TOKEN_NEEDS: Record<string, string> = {
   'DELETE /accounts/me/phone': 'session',
   'POST /broadcasts/:id/dismiss': 'session',
   'POST /admin/broadcasts': 'session',
+  'POST /organizations': 'session',
   'POST /accounts/me/password': 'session',
 };
 

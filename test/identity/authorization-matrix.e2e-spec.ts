@@ -142,6 +142,9 @@ describe('authorization matrix', () => {
     for (const path of ['', '/deliveries'])
       ids[`/projects/:project_id/notification_endpoints/:id${path}`] = endpoint.body.data
         .id as string;
+    const heartbeat = await post('/heartbeats', { name: 'watchdog', interval_seconds: 60 });
+    for (const path of ['', '/rotate_ping_url'])
+      ids[`/projects/:project_id/heartbeats/:id${path}`] = heartbeat.body.data.id as string;
     const route = await post('/alert_routes', { name: 'all', priority: 1 });
     for (const path of ['', '/clone'])
       ids[`/projects/:project_id/alert_routes/:id${path}`] = route.body.data.id as string;
@@ -185,6 +188,7 @@ describe('authorization matrix', () => {
       '/rotation',
       '/on_call_overrides',
       '/on_call_overrides/:override_id',
+      '/calendar_feed',
     ])
       ids[`/projects/:project_id/on_call_rosters/:id${path}`] = roster;
     queries['/projects/:project_id/on_call_rosters/:id/shifts'] =

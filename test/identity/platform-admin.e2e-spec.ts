@@ -174,6 +174,70 @@ describe('platform admin', () => {
     await login(t, signedUp, promoted.password);
   });
 
+  it('creates an organization it then administers, and works in it', async () => {
+    const jwt = await login(t, admin.login, admin.password);
+    const created = await t
+      .request()
+      .post('/organizations')
+      .set(bearer(jwt))
+      .send({ name: '  Acme  ' })
+      .expect(201);
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Acme',
+      role: 'admin',
+      created_at: expect.any(String),
+    });
+    const organizations = await t.request().get('/organizations').set(bearer(jwt)).expect(200);
+    expect(organizations.body.data).toContainEqual(created.body.data);
+    const project = await t
+      .request()
+      .post(`/organizations/${created.body.data.id}/projects`)
+      .set(bearer(jwt))
+      .send({ name: 'production' })
+      .expect(201);
+    expect(project.body.data).toMatchObject({
+      organization_id: created.body.data.id,
+      name: 'production',
+    });
+    const members = await t
+      .request()
+      .get(`/memberships?organization_id=${created.body.data.id}`)
+      .set(bearer(jwt))
+      .expect(200);
+    expect(members.body.data).toEqual([
+      expect.objectContaining({ login: admin.login, role: 'admin' }),
+    ]);
+  });
+
+  it('refuses a blank or overlong organization name, creating nothing', async () => {
+    const jwt = await login(t, admin.login, admin.password);
+    const before = await t.get(DataSource).query('SELECT count(*)::int AS n FROM organization');
+    for (const name of ['   ', 'x'.repeat(201), 42]) {
+      const res = await t
+        .request()
+        .post('/organizations')
+        .set(bearer(jwt))
+        .send({ name })
+        .expect(422);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.details.fields.map((f: { field: string }) => f.field)).toEqual(['name']);
+    }
+    const after = await t.get(DataSource).query('SELECT count(*)::int AS n FROM organization');
+    expect(after).toEqual(before);
+  });
+
+  it('lets no one else create an organization', async () => {
+    const res = await t
+      .request()
+      .post('/organizations')
+      .set(bearer(customer.jwt))
+      .send({ name: 'Not mine' })
+      .expect(403);
+    expect(res.body.code).toBe('forbidden');
+    await t.request().post('/organizations').send({ name: 'Anonymous' }).expect(401);
+  });
+
   it('is not granted to ordinary accounts', async () => {
     const me = await t.request().get('/accounts/me').set(bearer(customer.jwt)).expect(200);
     expect(me.body.data.platform_admin).toBe(false);

@@ -63,6 +63,17 @@ export async function createFuzzFixtures(t: MailingTestApp): Promise<FuzzFixture
     enabled: false,
   });
   const route = await post(`${base}/alert_routes`, { name: 'all', priority: 1 });
+  const heartbeat = (
+    await t
+      .request()
+      .post(`${base}/heartbeats`)
+      .set(as(owner.jwt))
+      .send({ name: 'fuzz watchdog', interval_seconds: 60 })
+      .expect(201)
+  ).body.data as { id: string; ping_url: string };
+  const calendarFeed = (
+    await t.request().post(`${rosterPath}/calendar_feed`).set(as(owner.jwt)).expect(201)
+  ).body.data as { url: string };
   await t
     .request()
     .put(`${rosterPath}/rotation`)
@@ -104,6 +115,8 @@ export async function createFuzzFixtures(t: MailingTestApp): Promise<FuzzFixture
       doc_type: 'agb',
       token: 'not-an-invitation-token',
       signed_id: 'not-a-signed-token',
+      ping_key: heartbeat.ping_url.split('/').pop()!,
+      feed_key: calendarFeed.url.split('/').pop()!,
     },
     ids: {
       projects: projectId,
@@ -113,6 +126,7 @@ export async function createFuzzFixtures(t: MailingTestApp): Promise<FuzzFixture
       escalation_chains: chain,
       notification_endpoints: endpoint,
       alert_routes: route,
+      heartbeats: heartbeat.id,
       maintenance_windows: await post(`${base}/maintenance_windows`, {
         name: 'upgrade',
         starts_at: '2030-01-01T00:00:00Z',

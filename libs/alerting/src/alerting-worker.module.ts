@@ -6,6 +6,7 @@ import { AlertDispatchSweeper } from './dispatch/alert-dispatch-sweeper.js';
 import { AlertDispatchProcessor } from './dispatch/alert-dispatch.processor.js';
 import { AlertDispatchRepository } from './dispatch/alert-dispatch.repository.js';
 import { NotificationEndpointsWorkerModule } from './endpoints/notification-endpoints-worker.module.js';
+import { HeartbeatsWorkerModule } from './heartbeats/heartbeats-worker.module.js';
 import { AlertRoutesRepository } from './routes/alert-routes.repository.js';
 import { SuppressionModule } from './suppression/suppression.module.js';
 import { TestAlertsWorkerModule } from './test-alerts/test-alerts-worker.module.js';
@@ -14,7 +15,7 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
 /**
  * Worker side of alerting: dispatch of ingested changes (routing, suppression, in-app
  * notification, endpoint fan-out) and the sweep that dispatches what Redis lost, webhook
- * deliveries, pruning, the auto-resolution of test alerts. Dispatch needs `EscalationOpener`
+ * deliveries, pruning, the auto-resolution of test alerts, the sweep of missed heartbeats. Dispatch needs `EscalationOpener`
  * from a global module (the escalation worker module binds it).
  */
 @Module({
@@ -24,6 +25,7 @@ import { AlertEventsRepository } from './timeline/alert-events.repository.js';
     NotifyModule,
     OnCallModule,
     TestAlertsWorkerModule,
+    HeartbeatsWorkerModule,
   ],
   providers: [
     AlertDispatchProcessor,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AlertsModule } from './alerts/alerts.module.js';
 import { NotificationEndpointsModule } from './endpoints/notification-endpoints.module.js';
+import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { AlertIngestModule } from './ingest/alert-ingest.module.js';
 import { AlertRoutesModule } from './routes/alert-routes.module.js';
 import { TestAlertsModule } from './test-alerts/test-alerts.module.js';
@@ -11,6 +12,7 @@ import { TestAlertsModule } from './test-alerts/test-alerts.module.js';
     AlertIngestModule,
     AlertsModule,
     AlertRoutesModule,
+    HeartbeatsModule,
     NotificationEndpointsModule,
     TestAlertsModule,
   ],

@@ -60,6 +60,18 @@ export class IngestTokenResponseDto {
   @ApiProperty({ format: 'uuid' }) project_id!: string;
   @ApiProperty({ description: 'a receiver for alertmanager.yml, YAML' })
   webhook_config_snippet!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: [...SEVERITIES] },
+    description: 'the severity map as stored, keys lower-cased; {} when the token has none',
+  })
+  severity_map!: Record<string, Severity>;
+  @ApiProperty({
+    enum: SEVERITIES,
+    nullable: true,
+    description: 'the severity of alerts without a severity label; null: they are refused',
+  })
+  default_severity!: Severity | null;
 }
 
 export class SilenceResponseDto {

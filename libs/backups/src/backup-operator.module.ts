@@ -1,6 +1,7 @@
 import { DynamicModule, Module, type Provider } from '@nestjs/common';
 import { type OperatorTiming, OperatorRuntimeModule } from '@platform/kube';
 import { OutboundModule } from '@platform/outbound';
+import { S3BackupMetrics, S3BackupReconciler, S3BackupReporting } from './s3-backup/index.js';
 import { RunEvents } from './volume-backup/backup-events.js';
 import { VolumeBackupMetrics } from './volume-backup/backup-metrics.js';
 import { BackupReporting } from './volume-backup/backup-reporting.js';
@@ -15,7 +16,7 @@ export interface BackupOperatorOptions {
   timing?: Partial<OperatorTiming>;
 }
 
-/** The backup operator: the VolumeBackup and VolumeRestore reconcilers on the operator runtime. */
+/** The backup operator: the VolumeBackup, VolumeRestore and S3Backup reconcilers on the operator runtime. */
 @Module({})
 export class BackupOperatorModule {
   static forRoot(options: BackupOperatorOptions = {}): DynamicModule {
@@ -24,7 +25,7 @@ export class BackupOperatorModule {
       imports: [
         OperatorRuntimeModule.forRoot({
           name: 'backup-operator',
-          reconcilers: [VolumeBackupReconciler, VolumeRestoreReconciler],
+          reconcilers: [VolumeBackupReconciler, VolumeRestoreReconciler, S3BackupReconciler],
           imports: [OutboundModule],
           providers: [
             RemoteClusterClients,
@@ -32,6 +33,8 @@ export class BackupOperatorModule {
             BackupReporting,
             RunEvents,
             VolumeBackupMetrics,
+            S3BackupReporting,
+            S3BackupMetrics,
             ...(options.providers ?? []),
           ],
           timing: options.timing,

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, MetricsService } from '@platform/core';
+import { createTransport, type Transporter } from 'nodemailer';
 import type { EmailDelivery, EmailMessage } from './email.js';
-import { composeMime, type Mailbox, parseMailboxes } from './mime.js';
-import { SmtpPool } from './smtp-pool.js';
+import { messageIdOf } from './message-id.js';
 
 /**
  * SMTP connections kept open and shared by concurrent sends (one process's pool). A burst of
@@ -11,25 +11,46 @@ import { SmtpPool } from './smtp-pool.js';
  */
 export const SMTP_MAX_CONNECTIONS = 20;
 
+type SmtpError = Error & { code?: string; responseCode?: number };
+
+const CONNECTION_ERRORS = new Set(['ECONNECTION', 'ESOCKET', 'ETIMEDOUT']);
+
 /**
- * Sends e-mail over SMTP_URL. Without one, the message goes to the log as one JSON line, so
- * nothing is lost silently; the logger redacts the tokens and links' secrets in it like in any
- * other line (a setup that must follow the links points SMTP_URL at a mail catcher).
+ * The pooled connection went away under the message (the server closed an idle session, or
+ * said 421) rather than the server refusing the message; a refused connection is not this.
+ */
+function isLostConnection(error: SmtpError): boolean {
+  if (/ECONNREFUSED/.test(error.message)) return false;
+  return error.responseCode === 421 || CONNECTION_ERRORS.has(error.code ?? '');
+}
+
+/**
+ * Sends e-mail over SMTP_URL through nodemailer's pooled SMTP transport: up to
+ * SMTP_MAX_CONNECTIONS sessions stay open and each sends one message after the other, without
+ * a handshake per message. A message the server refuses fails alone; one whose reused session
+ * turns out closed is sent once more. Without SMTP_URL, the message goes to the log as one
+ * JSON line, so nothing is lost silently; the logger redacts the tokens and links' secrets in
+ * it like in any other line (a setup that must follow the links points SMTP_URL at a mail
+ * catcher).
  */
 @Injectable()
 export class MailTransport implements OnModuleDestroy {
   private readonly logger = new Logger('mail');
-  private readonly smtp: SmtpPool | null;
-  private readonly from: Mailbox;
+  private readonly smtp: Transporter | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly metrics?: MetricsService,
   ) {
-    this.from = parseMailboxes(config.mailFrom)[0];
-    // Pooled: a connection serves many messages, instead of a TCP and SMTP handshake per e-mail.
     this.smtp = config.smtpUrl
-      ? new SmtpPool({ url: config.smtpUrl, maxConnections: SMTP_MAX_CONNECTIONS })
+      ? createTransport({
+          url: config.smtpUrl,
+          pool: true,
+          maxConnections: SMTP_MAX_CONNECTIONS,
+          // A session serves messages until the server or the idle timeout ends it.
+          maxMessages: Infinity,
+          logger: false,
+        })
       : null;
   }
 
@@ -39,15 +60,26 @@ export class MailTransport implements OnModuleDestroy {
       this.logger.log({ message: 'e-mail written to the log: SMTP_URL is unset', email });
       return { via: 'log' };
     }
-    const mime = composeMime(this.from, message);
+    const messageId = messageIdOf(this.config.mailFrom, message.messageKey);
+    const mail = {
+      from: this.config.mailFrom,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html ?? undefined,
+      messageId,
+    };
     try {
-      await this.smtp.send(mime.envelope, mime.raw);
+      await this.smtp.sendMail(mail).catch((error: SmtpError) => {
+        if (!isLostConnection(error)) throw error;
+        return this.smtp!.sendMail(mail);
+      });
     } catch (error) {
       this.metrics?.countDelivery('email', 'failed');
       throw error;
     }
     this.metrics?.countDelivery('email', 'sent');
-    return { via: 'smtp', messageId: mime.messageId };
+    return { via: 'smtp', messageId };
   }
 
   onModuleDestroy(): void {

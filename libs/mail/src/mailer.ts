@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JobName, JobQueue } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
 import type { EmailJob } from './email.js';
-import { messageIdLeft } from './mime.js';
+import { messageIdLeft } from './message-id.js';
 
 /** Unkeyed e-mails queued together travel this many to a job (see Mailer.sendMany). */
 export const EMAIL_BATCH = 100;

@@ -23,6 +23,7 @@ export enum JobName {
   OrganizationWebhookDeliver = 'organization-webhooks.deliver',
   OrganizationWebhooksPrune = 'organization-webhooks.prune',
   OpenStackServerWatch = 'openstack.server-watch',
+  HeartbeatSweep = 'alerts.heartbeat-sweep',
 }
 
 export interface JobPayloads extends Record<JobName, unknown> {
@@ -89,6 +90,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
    * (one Nova list per Keystone project) and tells `server.active` for those that are up.
    */
   [JobName.OpenStackServerWatch]: Record<string, never>;
+  /**
+   * Every ESCALATION_SWEEP_INTERVAL_MS: turns the heartbeats whose ping is overdue (interval
+   * plus grace) down and fires their alerts.
+   */
+  [JobName.HeartbeatSweep]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -109,6 +115,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.OrganizationWebhookDeliver]: QueueName.Deliveries,
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
   [JobName.OpenStackServerWatch]: QueueName.Maintenance,
+  [JobName.HeartbeatSweep]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

@@ -95,4 +95,14 @@ export const RATE_LIMITS = {
     windowSeconds: HOUR,
     what: 'texts and calls to this number',
   },
+  /**
+   * Pings of one heartbeat monitor (its URL is public): a leaked URL cannot turn into a
+   * flood of writes; a monitor pinging once a minute uses a sixtieth of it.
+   */
+  heartbeatPings: {
+    name: 'heartbeat-pings:heartbeat',
+    limit: 60,
+    windowSeconds: 60,
+    what: 'pings of this heartbeat',
+  },
 } as const satisfies Record<string, RateLimitRule>;

@@ -6,7 +6,7 @@ import { ESCALATION_MIGRATIONS, ESCALATION_TABLES } from '@platform/escalation';
 import { IDENTITY_MIGRATIONS, IDENTITY_TABLES } from '@platform/identity';
 import { NOTIFICATIONS_MIGRATIONS, NOTIFICATIONS_TABLES } from '@platform/notifications';
 import { OBJECT_STORAGE_MIGRATIONS, OBJECT_STORAGE_TABLES } from '@platform/object-storage';
-import { ONCALL_TABLES } from '@platform/oncall';
+import { ONCALL_MIGRATIONS, ONCALL_TABLES } from '@platform/oncall';
 import { OPENSTACK_MIGRATIONS, OPENSTACK_TABLES } from '@platform/openstack';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_TABLES } from '@platform/webhooks';
 
@@ -22,6 +22,7 @@ export const MIGRATIONS = inMigrationOrder(
   NOTIFICATIONS_MIGRATIONS,
   CAPABILITIES_MIGRATIONS,
   ALERTING_MIGRATIONS,
+  ONCALL_MIGRATIONS,
   ESCALATION_MIGRATIONS,
   AUDIT_MIGRATIONS,
   OPENSTACK_MIGRATIONS,

@@ -1,6 +1,6 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { type AppConfig, buildOpenApiDocument, OPENAPI_PATH } from '@platform/core';
+import { type AppConfig, buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '@platform/core';
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
@@ -162,7 +162,11 @@ export class OpenApiConformance {
   }
 
   private check(request: Request, response: Response, body: Buffer | null): void {
+    // The document and the reference showing it describe the API, they are not part of it.
     if (request.path === OPENAPI_PATH) return;
+    // Static assets see the path below their mount point; the full one is baseUrl + path.
+    const fullPath = `${request.baseUrl}${request.path}`;
+    if (fullPath === DOCS_PATH || fullPath.startsWith(`${DOCS_PATH}/`)) return;
     if (this.testOnlyPaths.some((pattern) => pattern.test(request.path))) return;
     this.document ??= buildOpenApiDocument(this.app, this.config);
     // Compiled once per app: finding the shared compilation serializes the whole document.

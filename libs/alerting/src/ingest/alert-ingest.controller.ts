@@ -15,7 +15,8 @@ import { MintIngestTokenBody } from './ingest-tokens.dto.js';
 
 /**
  * The Alertmanager webhook receiver. Credentials: an ingest token of this project (bearer or
- * `X-Access-Token`), an API token with `alerts:write`, or a member with `alerts:create`.
+ * `X-Access-Token`), an API token with `alerts:write`, or a member with `alerts:create`. An
+ * ingest token's severity mapping applies to the alerts it delivers.
  * Errors use the ingest envelope (`errors: [{code, message, status}]` beside the general
  * fields). Not audited.
  */
@@ -42,7 +43,7 @@ export class AlertIngestController {
   })
   @ApiBody({ description: 'Alertmanager webhook payload, version 4' })
   ingest(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.ingestion.ingest(principal.projectId!, body);
+    return this.ingestion.ingest(principal.projectId!, body, principal.token);
   }
 }
 
@@ -64,7 +65,9 @@ export class IngestTokensController {
   })
   @ApiAlertingWriteErrors(
     alertingNotFoundDoc(),
-    alertingInvalidDoc('name, or a current_password that is not the password of the account'),
+    alertingInvalidDoc(
+      'name; a current_password that is not the password of the account; a severity_map that is not an object, has more than 50 entries, an empty key, a key over 64 characters, two keys differing only in case, or a value not one of critical, high, warning, info; a default_severity not one of those',
+    ),
     [
       403,
       'reauthentication_required',
@@ -79,11 +82,11 @@ export class IngestTokensController {
     scopeLevel: 'delete',
   })
   mint(@CurrentPrincipal() principal: Principal, @Body() body: MintIngestTokenBody) {
-    return this.ingestTokens.mint(
-      principal,
-      principal.projectId!,
-      body?.name?.trim(),
-      body?.current_password,
-    );
+    return this.ingestTokens.mint(principal, principal.projectId!, {
+      name: body?.name?.trim(),
+      currentPassword: body?.current_password,
+      severityMap: body?.severity_map,
+      defaultSeverity: body?.default_severity,
+    });
   }
 }

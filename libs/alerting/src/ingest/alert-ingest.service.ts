@@ -2,11 +2,13 @@ import type { IngestResponseDto } from '../alerting.openapi.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@platform/core';
+import type { ApiToken } from '@platform/identity';
 import { JobName, JobQueue } from '@platform/queue';
 import type { EntityManager } from 'typeorm';
 import { AlertingErrorCode, AlertingException } from '../alerting-exception.js';
 import { DISPATCH_JOB_OPTIONS } from '../dispatch/dispatch-jobs.js';
 import { AlertIngestRepository, type IngestChanges } from './alert-ingest.repository.js';
+import { IngestSeverityMapsRepository } from './ingest-severity-maps.repository.js';
 import {
   type IngestAlertError,
   parseAlerts,
@@ -21,6 +23,8 @@ import {
  *   fields are optional (each alert carries what is stored; `version` is not checked, so
  *   compatible senders work) and the top-level `status` is the fallback of an alert without
  *   one;
+ * - the severity label goes through the ingest token's severity mapping, when the token
+ *   presented has one (see severity-mapping.ts);
  * - each alert is validated alone: a failure lands in `data.errors` as
  *   `{index, fingerprint?, code, message}` while the others are processed; when none is
  *   processed the answer is 502 listing every error;
@@ -43,9 +47,15 @@ export class AlertIngestService {
     private readonly clock: Clock,
     private readonly repository: AlertIngestRepository,
     private readonly jobs: JobQueue,
+    private readonly severityMaps: IngestSeverityMapsRepository,
   ) {}
 
-  async ingest(projectId: string, body: unknown): Promise<IngestResponseDto> {
+  /** `token`: the static token presented, whose severity mapping applies when it has one. */
+  async ingest(
+    projectId: string,
+    body: unknown,
+    token: ApiToken | null = null,
+  ): Promise<IngestResponseDto> {
     const alerts = payloadAlerts(body);
     if (!alerts) {
       throw new AlertingException(
@@ -54,7 +64,8 @@ export class AlertIngestService {
         { retryable: false },
       );
     }
-    const { valid, errors, accepted } = parseAlerts(alerts, payloadStatus(body));
+    const mapping = token?.kind === 'ingest' ? await this.severityMaps.find(token.id) : null;
+    const { valid, errors, accepted } = parseAlerts(alerts, payloadStatus(body), mapping);
     if (valid.length === 0) {
       throw new AlertingException(
         AlertingErrorCode.NothingProcessed,

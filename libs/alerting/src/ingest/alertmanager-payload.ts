@@ -1,4 +1,5 @@
-import { isSeverity, type Severity } from '../severity.js';
+import type { Severity } from '../severity.js';
+import { resolveSeverity, type SeverityMapping } from './severity-mapping.js';
 
 /** Why one alert of a payload was not processed; the others still are. */
 export enum IngestAlertErrorCode {
@@ -139,12 +140,15 @@ export function payloadStatus(body: unknown): AlertStatus | undefined {
 /**
  * Validates and normalizes one alert, or says (with the first problem found) why it cannot be
  * processed. Firing alerts store no `ends_at`: Alertmanager may send a provisional future
- * `endsAt` while an alert fires, and the spec keeps ends_at null until resolution.
+ * `endsAt` while an alert fires, and the spec keeps ends_at null until resolution. The
+ * severity label goes through the ingest token's mapping when it has one; the labels are
+ * stored as sent.
  */
 export function parseAlert(
   raw: unknown,
   index: number,
   fallbackStatus: AlertStatus = 'firing',
+  mapping: SeverityMapping | null = null,
 ): IngestAlert | IngestAlertError {
   if (!isObject(raw)) {
     return { index, code: IngestAlertErrorCode.InvalidAlert, message: 'alert must be an object' };
@@ -186,14 +190,15 @@ export function parseAlert(
   if (labels !== undefined && labels !== null && (!isObject(labels) || !isStringMap(labels))) {
     return problem(IngestAlertErrorCode.InvalidLabels, 'labels must map names to strings');
   }
-  const severity = labels?.severity;
-  if (severity === undefined || severity === '') {
+  const severity = resolveSeverity(labels?.severity, mapping);
+  if (severity === 'missing') {
     return problem(IngestAlertErrorCode.MissingSeverity, 'labels have no severity');
   }
-  if (!isSeverity(severity)) {
+  if (severity === 'unknown') {
     return problem(
       IngestAlertErrorCode.UnknownSeverity,
-      `severity "${String(severity)}" is not one of critical, high, warning, info`,
+      `severity "${String(labels?.severity)}" is not one of critical, high, warning, info` +
+        (mapping ? " nor a key of the ingest token's severity_map" : ''),
     );
   }
   const annotations = raw.annotations ?? {};
@@ -222,7 +227,7 @@ export function parseAlert(
     fingerprint,
     status,
     severity,
-    labels: labels as Record<string, string>,
+    labels: labels ?? {},
     annotations,
     startsAt,
     endsAt: status === 'resolved' ? endsAt : null,
@@ -241,12 +246,13 @@ export const isAlertError = (parsed: IngestAlert | IngestAlertError): parsed is 
 export function parseAlerts(
   alerts: readonly unknown[],
   fallbackStatus?: AlertStatus,
+  mapping: SeverityMapping | null = null,
 ): { valid: IngestAlert[]; errors: IngestAlertError[]; accepted: number } {
   const byFingerprint = new Map<string, IngestAlert>();
   const errors: IngestAlertError[] = [];
   let accepted = 0;
   for (let index = 0; index < alerts.length; index += 1) {
-    const parsed = parseAlert(alerts[index], index, fallbackStatus);
+    const parsed = parseAlert(alerts[index], index, fallbackStatus, mapping);
     if (isAlertError(parsed)) {
       errors.push(parsed);
     } else {

@@ -1,5 +1,20 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
+import { SEVERITIES, type Severity } from '../severity.js';
+import {
+  MAX_SEVERITY_MAP_ENTRIES,
+  MAX_SEVERITY_MAP_KEY_LENGTH,
+  severityMapProblems,
+} from './severity-mapping.js';
+
+const SeverityMap = () =>
+  ValidateBy({
+    name: 'severityMap',
+    validator: {
+      validate: (value: unknown) => severityMapProblems(value).length === 0,
+      defaultMessage: (args) => severityMapProblems(args?.value).join('; '),
+    },
+  });
 
 export class MintIngestTokenBody {
   @ApiPropertyOptional({
@@ -19,4 +34,28 @@ export class MintIngestTokenBody {
   @IsString()
   @MaxLength(256)
   current_password?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: [...SEVERITIES] },
+    maxProperties: MAX_SEVERITY_MAP_ENTRIES,
+    example: { error: 'high', page: 'critical' },
+    description:
+      `severity label values of this token's alerts to severities; keys (1 to ${MAX_SEVERITY_MAP_KEY_LENGTH} characters, ` +
+      'no two differing only in case) match case-insensitively, and with at least one entry ' +
+      'critical, high, warning and info match case-insensitively too. Alerts whose label still ' +
+      'maps to nothing are refused with unknown_severity; their labels are stored as sent',
+  })
+  @IsOptional()
+  @SeverityMap()
+  severity_map?: Record<string, string> | null;
+
+  @ApiPropertyOptional({
+    enum: SEVERITIES,
+    nullable: true,
+    description: "the severity of this token's alerts that have no severity label",
+  })
+  @IsOptional()
+  @IsIn(SEVERITIES)
+  default_severity?: Severity | null;
 }

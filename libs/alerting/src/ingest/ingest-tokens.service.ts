@@ -3,6 +3,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@platform/core';
 import { organizationOf, type Principal, TokensService } from '@platform/identity';
 import { Document } from 'yaml';
+import type { Severity } from '../severity.js';
+import { IngestSeverityMapsRepository } from './ingest-severity-maps.repository.js';
+import { severityMappingOf } from './severity-mapping.js';
+
+/** What the mint body asks of the new token. */
+export interface IngestTokenRequest {
+  name?: string;
+  currentPassword?: string;
+  severityMap?: Record<string, string> | null;
+  defaultSeverity?: Severity | null;
+}
 
 /** The only scope an ingest token carries. */
 export const INGEST_TOKEN_SCOPES = ['alerts:write'];
@@ -20,20 +31,31 @@ export class IngestTokensService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tokens: TokensService,
+    private readonly severityMaps: IngestSeverityMapsRepository,
   ) {}
 
-  /** A session older than 15 minutes also sends the account's current password. */
+  /**
+   * A session older than 15 minutes also sends the account's current password. The severity
+   * mapping, when asked for, is stored with the token in the same transaction.
+   */
   async mint(
     principal: Principal,
     projectId: string,
-    name = DEFAULT_INGEST_TOKEN_NAME,
-    currentPassword?: string,
+    request: IngestTokenRequest = {},
   ): Promise<IngestTokenResponseDto> {
+    const mapping = severityMappingOf(request.severityMap, request.defaultSeverity);
     const minted = await this.tokens.mint(
       principal,
       organizationOf(principal),
-      { name, scopes: INGEST_TOKEN_SCOPES },
-      { kind: 'ingest', projectId, currentPassword },
+      { name: request.name ?? DEFAULT_INGEST_TOKEN_NAME, scopes: INGEST_TOKEN_SCOPES },
+      {
+        kind: 'ingest',
+        projectId,
+        currentPassword: request.currentPassword,
+        within: mapping
+          ? (manager, tokenId) => this.severityMaps.insert(manager, tokenId, projectId, mapping)
+          : undefined,
+      },
     );
     return {
       token_id: minted.token_id,
@@ -41,6 +63,8 @@ export class IngestTokensService {
       scopes: minted.scopes,
       project_id: projectId,
       webhook_config_snippet: this.snippet(projectId, minted.token),
+      severity_map: mapping?.map ?? {},
+      default_severity: mapping?.defaultSeverity ?? null,
     };
   }
 

@@ -7,6 +7,8 @@ import { AlertSearch1764000000008 } from './1764000000008-alert-search.js';
 import { AlertSearchReplaced1764000000014 } from './1764000000014-alert-search-replaced.js';
 import { AlertDispatchResolution1764000000016 } from './1764000000016-alert-dispatch-resolution.js';
 import { AlertDispatchOutbox1764000000017 } from './1764000000017-alert-dispatch-outbox.js';
+import { IngestSeverityMaps1764000000027 } from './1764000000027-ingest-severity-maps.js';
+import { Heartbeats1764000000028 } from './1764000000028-heartbeats.js';
 
 /**
  * The migrations of alerting's tables, in order. Released ones are never edited (names and
@@ -21,4 +23,6 @@ export const ALERTING_MIGRATIONS: MigrationClass[] = [
   AlertSearchReplaced1764000000014,
   AlertDispatchResolution1764000000016,
   AlertDispatchOutbox1764000000017,
+  IngestSeverityMaps1764000000027,
+  Heartbeats1764000000028,
 ];

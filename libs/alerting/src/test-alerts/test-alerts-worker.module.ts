@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AlertIngestRepository } from '../ingest/alert-ingest.repository.js';
 import { AlertIngestService } from '../ingest/alert-ingest.service.js';
+import { IngestSeverityMapsRepository } from '../ingest/ingest-severity-maps.repository.js';
 import { TestAlertJobs } from './test-alert-jobs.js';
 import { TestAlertResolveProcessor } from './test-alert-resolve.processor.js';
 import { TestAlertSweeper } from './test-alert-sweeper.js';
@@ -14,6 +15,7 @@ import { TestAlertsRepository } from './test-alerts.repository.js';
   providers: [
     AlertIngestRepository,
     AlertIngestService,
+    IngestSeverityMapsRepository,
     TestAlertsRepository,
     TestAlertJobs,
     TestAlertResolveProcessor,

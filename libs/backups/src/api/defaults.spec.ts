@@ -12,7 +12,7 @@ import {
   VolumeRestoreKind,
   VolumeSnapshotBackupKind,
 } from './kinds.js';
-import type { VolumeBackupSpec, VolumeRestoreSpec } from './types.js';
+import type { ResourceList, VolumeBackupSpec, VolumeRestoreSpec } from './types.js';
 
 const noEnv = {};
 const repository = {
@@ -119,7 +119,11 @@ describe('withVolumeBackupDefaults', () => {
         verifyChecksums: false,
         resources: { requests: { cpu: '100m' } },
       },
-      webhooks: { success: 'https://hooks.example/ok', failure: 'https://hooks.example/fail' },
+      webhooks: {
+        success: 'https://hooks.example/ok',
+        failure: 'https://hooks.example/fail',
+        secretRef: { name: 'hooks', key: 'secret' },
+      },
       jobConfig: { keepSuccessfulJobs: 0, keepFailedJobs: 10 },
       suspended: true,
       nodeSelector: { zone: 'a' },
@@ -199,7 +203,9 @@ describe('defaultImageRepository', () => {
 
 describe('withResourceDefaults', () => {
   it('keeps extra resources and fills cpu and memory', () => {
-    expect(withResourceDefaults({ limits: { 'ephemeral-storage': '2Gi' } })).toEqual({
+    // The schema names cpu and memory only; a resource it does not name is still handed on.
+    const limits = { 'ephemeral-storage': '2Gi' } as ResourceList;
+    expect(withResourceDefaults({ limits })).toEqual({
       requests: { memory: '256Mi', cpu: '200m' },
       limits: { memory: '1Gi', cpu: '1000m', 'ephemeral-storage': '2Gi' },
     });

@@ -1,20 +1,17 @@
 import type {
   AccessMode,
-  CheckSpec,
   ImageSpec,
-  JobConfigSpec,
   KubeconfigSpec,
   OverwriteMode,
   PullPolicy,
   ResourceList,
   ResourceRequirements,
-  RestoreJobConfigSpec,
-  RestoreSpec,
-  RestoreTestSpec,
   RestoreTestStorageType,
-  TargetPvcSpec,
+  StoredVolumeBackupSpec,
+  StoredVolumeRestoreSpec,
   VolumeBackupSpec,
   VolumeRestoreSpec,
+  WebhookSpec,
 } from './types.js';
 
 /** Fallback of the backup tool's image when BACKUP_IMAGE_REPOSITORY is not set. */
@@ -49,72 +46,38 @@ export const RestoreDefaults = {
   jobConfig: { retries: 3, backoffLimit: 6, keepSuccessfulJobs: 3, keepFailedJobs: 3 },
 } as const;
 
-export interface DefaultedResourceList extends ResourceList {
-  cpu: string;
-  memory: string;
-}
+export type DefaultedResources = StoredVolumeBackupSpec['resources'];
+export type DefaultedResourceList = DefaultedResources['requests'];
 
-export interface DefaultedResources {
-  requests: DefaultedResourceList;
-  limits: DefaultedResourceList;
-}
+/** The image with its repository, which the operator fills from its environment. */
+export type DefaultedImage = StoredVolumeBackupSpec['image'] & { repository: string };
 
-export interface DefaultedImage extends ImageSpec {
-  repository: string;
-  tag: string;
-  pullPolicy: PullPolicy;
-}
-
-export interface DefaultedKubeconfig extends KubeconfigSpec {
-  inCluster: boolean;
-  secretRef?: { name: string; namespace?: string; key: string };
-}
-
-export interface DefaultedCheck extends CheckSpec {
-  enabled: boolean;
-  schedule: string;
-  readDataSubset: string;
-}
-
-export interface DefaultedRestoreTest extends RestoreTestSpec {
-  enabled: boolean;
-  schedule: string;
-  storage: { type: RestoreTestStorageType; size: string; storageClass?: string };
-  fileCount: number;
-  verifyChecksums: boolean;
-}
+export type DefaultedKubeconfig = StoredVolumeBackupSpec['kubeconfig'];
+/**
+ * The verification jobs' own resources are kept as written (the API server would default
+ * inside them): unset, those Jobs use `resources`.
+ */
+type WithWrittenResources<T> = Omit<T, 'resources'> & { resources?: ResourceRequirements };
+export type DefaultedCheck = WithWrittenResources<StoredVolumeBackupSpec['check']>;
+export type DefaultedRestoreTest = WithWrittenResources<StoredVolumeBackupSpec['restoreTest']>;
 
 /**
- * A VolumeBackup spec with every default of the schema filled in. `check.resources` and
- * `restoreTest.resources` stay unset when absent: those Jobs then use `resources`. `host` is
- * filled when the resource's namespace is known.
+ * A VolumeBackup spec with every default of the schema filled in, as the API server stores it.
+ * `check.resources` and `restoreTest.resources` stay unset when absent: those Jobs then use
+ * `resources`. `host` is filled when the resource's namespace is known.
  */
-export interface DefaultedVolumeBackupSpec extends VolumeBackupSpec {
-  schedule: string;
-  paths: string[];
-  cache: { enabled: boolean; size: string; storageClass?: string; accessMode: AccessMode };
-  resources: DefaultedResources;
+export type DefaultedVolumeBackupSpec = Omit<
+  StoredVolumeBackupSpec,
+  'image' | 'check' | 'restoreTest' | 'webhooks'
+> & {
   image: DefaultedImage;
-  kubeconfig: DefaultedKubeconfig;
   check: DefaultedCheck;
   restoreTest: DefaultedRestoreTest;
-  jobConfig: Required<JobConfigSpec>;
-  suspended: boolean;
-}
+  /** As written: the signing key's name defaults where it is read. */
+  webhooks?: WebhookSpec;
+};
 
-export interface DefaultedVolumeRestoreSpec extends VolumeRestoreSpec {
-  targetPVC: TargetPvcSpec & { createNew: boolean; accessMode: AccessMode };
-  restoreSpec: RestoreSpec & { paths: string[]; targetPath: string; overwrite: OverwriteMode };
-  jobConfig: RestoreJobConfigSpec & {
-    retries: number;
-    backoffLimit: number;
-    keepSuccessfulJobs: number;
-    keepFailedJobs: number;
-  };
-  resources: DefaultedResources;
-  image: DefaultedImage;
-  kubeconfig: DefaultedKubeconfig;
-}
+export type DefaultedVolumeRestoreSpec = StoredVolumeRestoreSpec & { image: DefaultedImage };
 
 type Environment = Record<string, string | undefined>;
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { backupCrdDirectory, loadBackupCrd } from './index.js';
 import { FALLBACK_IMAGE_REPOSITORY } from '../api/defaults.js';
-import { schemaAt } from './schema-paths.js';
+import { schemaAt } from '@platform/kube';
 
 const chart = dirname(backupCrdDirectory());
 const read = (file: string) => readFileSync(join(chart, file), 'utf8');

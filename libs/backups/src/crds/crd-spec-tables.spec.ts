@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadBackupCrds } from './index.js';
-import type { JsonSchema } from './crd-types.js';
-import { schemaAt, schemaNodes } from './schema-paths.js';
+import type { JsonSchema } from '@platform/kube';
+import { schemaAt, schemaNodes } from '@platform/kube';
 
 /** What the API server enforces or fills in for one field. */
 interface Constraint {
@@ -173,7 +173,36 @@ const ADDED: Record<string, Table> = {
   },
 };
 
+/**
+ * The spec leaves S3Backup's fields open; its schema is built from the shared types above, as
+ * VolumeBackup's, with a source bucket and the image of the tool that copies it.
+ */
+const S3_BACKUP_SPEC: Table = {
+  '': { required: ['source', 'repository'] },
+  source: { required: ['bucket', 'endpoint'] },
+  ...under('source.credentialsSecretRef', SECRET_REFERENCE),
+  'source.forcePathStyle': { default: true },
+  schedule: { default: '0 3 * * *' },
+  ...under('repository', REPOSITORY_SPEC),
+  'repository.type': { enum: REACHABLE_REPOSITORY_TYPES },
+  ...under('retention', RETENTION_SPEC),
+  ...under('cache', CACHE_SPEC),
+  'cache.accessMode': { enum: ACCESS_MODES, default: 'ReadWriteOnce' },
+  ...under('resources', resourceRequirements()),
+  ...under('image', imageSpec()),
+  'syncImage.repository': { default: 'rclone/rclone' },
+  'syncImage.tag': { default: '1.75.1' },
+  'syncImage.pullPolicy': { enum: ['Always', 'IfNotPresent', 'Never'], default: 'IfNotPresent' },
+  webhooks: { required: ['secretRef'] },
+  'webhooks.secretRef': { required: ['name'] },
+  'webhooks.secretRef.key': { default: 'secret' },
+  ...under('jobConfig', JOB_CONFIG_SPEC),
+  suspended: { default: false },
+  ...under('tolerations[]', TOLERATION),
+};
+
 const SPEC_TABLES: Record<string, Table> = {
+  s3backups: S3_BACKUP_SPEC,
   volumebackups: VOLUME_BACKUP_SPEC,
   volumerestores: VOLUME_RESTORE_SPEC,
   volumesnapshotbackups: VOLUME_SNAPSHOT_BACKUP_SPEC,
@@ -237,6 +266,15 @@ describe('CRD schemas against the spec tables', () => {
         'jobConfig',
       ],
       volumerestores: ['restoreSpec', 'jobConfig', 'resources', 'image', 'kubeconfig'],
+      s3backups: [
+        'cache',
+        'resources',
+        'resources.requests',
+        'resources.limits',
+        'image',
+        'syncImage',
+        'jobConfig',
+      ],
       volumesnapshotbackups: [
         'openstack',
         'snapshot',
@@ -276,6 +314,8 @@ describe('CRD schemas against the spec tables', () => {
   it('the status phases are the spec phases', () => {
     const phases = (plural: string) => schemaAt(rootOf(plural), 'status.phase')?.enum;
     expect(phases('volumebackups')).toEqual(['Pending', 'Running', 'Succeeded', 'Failed']);
+    // S3Backup runs as VolumeBackup does: one backup Job per schedule.
+    expect(phases('s3backups')).toEqual(['Pending', 'Running', 'Succeeded', 'Failed']);
     expect(phases('volumerestores')).toEqual([
       'Pending',
       'Running',

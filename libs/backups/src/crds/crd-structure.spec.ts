@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadBackupCrds } from './index.js';
-import type { CustomResourceDefinition, JsonSchema } from './crd-types.js';
-import { schemaAt, schemaNodes } from './schema-paths.js';
+import type { CustomResourceDefinition, JsonSchema } from '@platform/kube';
+import { schemaAt, schemaNodes } from '@platform/kube';
 
 const crds = loadBackupCrds();
 const rootOf = (crd: CustomResourceDefinition) => crd.spec.versions[0].schema.openAPIV3Schema;
@@ -183,8 +183,8 @@ describe('backup CRD manifests', () => {
     expect(undefaultedParents(rootOf(byPlural(plural)))).toEqual([]);
   });
 
-  it('VolumeBackup, VolumeRestore and VolumeSnapshotBackup require a spec', () => {
-    for (const plural of ['volumebackups', 'volumerestores', 'volumesnapshotbackups']) {
+  it('every kind requires a spec', () => {
+    for (const plural of PLURALS) {
       expect(rootOf(byPlural(plural)).required).toEqual(['spec']);
     }
   });
@@ -205,20 +205,42 @@ describe('backup CRD manifests', () => {
       ['spec.kubeconfig', ['self.inCluster || has(self.secretRef)']],
     ]);
     expect(rules('volumesnapshotbackups')).toEqual([]);
+    expect(rules('s3backups')).toEqual([]);
   });
 
-  it('S3Backup spec and status keep every field', () => {
+  it('S3Backup: spec and status are described field by field, none kept unread but affinity', () => {
     const root = rootOf(byPlural('s3backups'));
-    for (const part of ['spec', 'status']) {
-      expect(root.properties![part]).toMatchObject({
-        type: 'object',
-        'x-kubernetes-preserve-unknown-fields': true,
-      });
-    }
+    const open = schemaNodes(root)
+      .filter(({ schema }) => schema['x-kubernetes-preserve-unknown-fields'])
+      .map(({ path }) => path);
+    expect(open).toEqual(['spec.affinity']);
+    expect(root.properties!.spec.required).toEqual(['source', 'repository']);
+    expect(schemaAt(root, 'spec.source')!.required).toEqual(['bucket', 'endpoint']);
+    expect(schemaAt(root, 'spec.webhooks')!.required).toEqual(['secretRef']);
+    expect(Object.keys(root.properties!.status.properties!)).toEqual([
+      'phase',
+      'lastBackup',
+      'lastSnapshot',
+      'message',
+      'size',
+      'objectCount',
+      'bytes',
+      'conditions',
+      'webhookDeliveries',
+      'observedGeneration',
+    ]);
+  });
+
+  it('S3Backup: every field says what it is', () => {
+    const undescribed = schemaNodes(rootOf(byPlural('s3backups')))
+      .filter(({ path, property }) => path.startsWith('spec.') && property !== undefined)
+      .filter(({ schema }) => !schema.description)
+      .map(({ path }) => path);
+    expect(undescribed).toEqual([]);
   });
 
   it('affinity keeps every field and nodeSelector is a string map', () => {
-    for (const plural of ['volumebackups', 'volumerestores', 'volumesnapshotbackups']) {
+    for (const plural of PLURALS) {
       const root = rootOf(byPlural(plural));
       expect(schemaAt(root, 'spec.affinity')).toMatchObject({
         type: 'object',
@@ -239,7 +261,12 @@ describe('backup CRD manifests', () => {
       ['Phase', '.status.phase'],
       ['Last Backup', '.status.lastBackup.timestamp'],
     ],
-    ['s3backups', ['Phase', '.status.phase']],
+    [
+      's3backups',
+      ['Phase', '.status.phase'],
+      ['Bucket', '.spec.source.bucket'],
+      ['Last Backup', '.status.lastBackup'],
+    ],
   ] as Array<[string, ...Array<[string, string]>]>)(
     '%s: printer columns for the phase, the last run and the age',
     (plural, ...expected) => {

@@ -2,15 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import type { CustomResourceDefinition } from './crd-types.js';
+import type { CustomResourceDefinition } from '@platform/kube';
 
-export type {
-  CustomResourceDefinition,
-  CustomResourceDefinitionVersion,
-  JsonSchema,
-  PrinterColumn,
-} from './crd-types.js';
-export { applySchemaDefaults } from './schema-defaults.js';
+export * from './manifests.js';
 
 const CRD_FOLDER = join('charts', 'backup-operator', 'crds');
 

@@ -8,6 +8,7 @@ import type {
   V1PodTemplateSpec,
   V1ResourceRequirements,
   V1Volume,
+  V1VolumeMount,
 } from '@kubernetes/client-node';
 import type { DefaultedImage } from '../api/defaults.js';
 import type {
@@ -26,6 +27,7 @@ export const BackupLabels = {
   managedBy: 'app.kubernetes.io/managed-by',
   volumeBackup: 'backups.k8s.neutral.com/volume-backup',
   volumeRestore: 'backups.k8s.neutral.com/volume-restore',
+  s3Backup: 'backups.k8s.neutral.com/s3-backup',
   jobType: 'backups.k8s.neutral.com/job-type',
 } as const;
 
@@ -81,6 +83,8 @@ export interface PodVolume {
   source: Omit<V1Volume, 'name'>;
   mountPath: string;
   readOnly?: boolean;
+  /** A directory of the volume rather than its root: one volume can be mounted twice. */
+  subPath?: string;
 }
 
 export interface Scheduling {
@@ -139,11 +143,7 @@ export function resticPodTemplate(input: ResticPodInput): V1PodTemplateSpec {
           env: [{ name: 'RESTIC_REPOSITORY', value: input.repository.url }, ...input.env],
           envFrom: [{ secretRef: { name: input.repository.secretRef.name } }],
           resources: containerResources(input.resources),
-          volumeMounts: input.volumes.map((volume) => ({
-            name: volume.name,
-            mountPath: volume.mountPath,
-            ...(volume.readOnly ? { readOnly: true } : {}),
-          })),
+          volumeMounts: volumeMounts(input.volumes),
           terminationMessagePolicy: 'FallbackToLogsOnError',
           securityContext: {
             runAsUser: 0,
@@ -154,7 +154,7 @@ export function resticPodTemplate(input: ResticPodInput): V1PodTemplateSpec {
           },
         },
       ],
-      volumes: input.volumes.map((volume) => ({ name: volume.name, ...volume.source })),
+      volumes: podVolumes(input.volumes),
       ...(scheduling.nodeSelector ? { nodeSelector: { ...scheduling.nodeSelector } } : {}),
       ...(scheduling.tolerations
         ? { tolerations: scheduling.tolerations.map((t) => ({ ...t })) }
@@ -162,6 +162,21 @@ export function resticPodTemplate(input: ResticPodInput): V1PodTemplateSpec {
       ...(scheduling.affinity ? { affinity: structuredClone(scheduling.affinity) } : {}),
     },
   };
+}
+
+export function volumeMounts(volumes: PodVolume[]): V1VolumeMount[] {
+  return volumes.map((volume) => ({
+    name: volume.name,
+    mountPath: volume.mountPath,
+    ...(volume.readOnly ? { readOnly: true } : {}),
+    ...(volume.subPath ? { subPath: volume.subPath } : {}),
+  }));
+}
+
+/** The pod's volumes, each once however often it is mounted. */
+export function podVolumes(volumes: PodVolume[]): V1Volume[] {
+  const byName = new Map(volumes.map((volume) => [volume.name, volume.source]));
+  return [...byName].map(([name, source]) => ({ name, ...source }));
 }
 
 export function containerResources(resources: ResourceRequirements): V1ResourceRequirements {

@@ -92,7 +92,11 @@ const everyField: VolumeBackup = {
       verifyChecksums: true,
       resources: { requests: { cpu: '100m' } },
     },
-    webhooks: { success: 'https://hooks.example/ok', failure: 'https://hooks.example/fail' },
+    webhooks: {
+      success: 'https://hooks.example/ok',
+      failure: 'https://hooks.example/fail',
+      secretRef: { name: 'hooks', key: 'secret' },
+    },
     jobConfig: { keepSuccessfulJobs: 5, keepFailedJobs: 1 },
     suspended: false,
     nodeSelector: { 'topology.kubernetes.io/zone': 'eu-1a' },

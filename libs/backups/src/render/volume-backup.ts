@@ -11,7 +11,6 @@ import {
   type CronJob,
   type JobType,
   MANAGED_BY,
-  objectMeta,
   type PersistentVolumeClaim,
   type PodVolume,
   PROGRESS_FPS,
@@ -23,6 +22,7 @@ import {
 } from './pod.js';
 import { backupScript, checkScript, POD_LAYOUT } from './restic.js';
 import { restoreTestScript } from './restic-restore.js';
+import { scheduledJob, volumeClaim } from './scheduled-job.js';
 
 export {
   BackupLabels,
@@ -218,23 +218,13 @@ function cronJob(
   options: RenderOptions,
   input: CronJobInput,
 ): CronJob {
-  const labels = volumeBackupLabels(backup.metadata.name ?? '', input.jobType);
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'CronJob',
-    metadata: objectMeta(backup, input.name, labels, options),
-    spec: {
-      schedule: input.schedule,
-      suspend: spec.suspended,
-      concurrencyPolicy: 'Forbid',
-      successfulJobsHistoryLimit: spec.jobConfig.keepSuccessfulJobs,
-      failedJobsHistoryLimit: spec.jobConfig.keepFailedJobs,
-      jobTemplate: {
-        metadata: { labels: { ...labels } },
-        spec: { backoffLimit: input.backoffLimit, template: input.template },
-      },
-    },
-  };
+  const { jobType, ...rest } = input;
+  return scheduledJob(backup, options, {
+    ...rest,
+    labels: volumeBackupLabels(backup.metadata.name ?? '', jobType),
+    suspended: spec.suspended,
+    jobConfig: spec.jobConfig,
+  });
 }
 
 /** The backed-up claim, read-only: a backup never writes to what it protects. */
@@ -262,14 +252,6 @@ function claim(
   accessMode: AccessMode,
   options: RenderOptions,
 ): PersistentVolumeClaim {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: objectMeta(backup, name, volumeBackupLabels(backup.metadata.name ?? ''), options),
-    spec: {
-      accessModes: [accessMode],
-      resources: { requests: { storage: storage.size } },
-      ...(storage.storageClass ? { storageClassName: storage.storageClass } : {}),
-    },
-  };
+  const labels = volumeBackupLabels(backup.metadata.name ?? '');
+  return volumeClaim(backup, name, labels, { ...storage, accessMode }, options);
 }

@@ -1,8 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { type ReconcileContext, setCondition } from '@platform/kube';
+import {
+  type Condition,
+  type KindRef,
+  type KubeObject,
+  type ReconcileContext,
+  setCondition,
+} from '@platform/kube';
 import type { DefaultedVolumeBackupSpec } from '../api/defaults.js';
 import { VolumeBackupKind } from '../api/kinds.js';
-import type { VolumeBackup, VolumeBackupStatus, WebhookDeliveryStatus } from '../api/types.js';
+import type {
+  VolumeBackup,
+  VolumeBackupStatus,
+  WebhookDeliveryStatus,
+  WebhookSpec,
+} from '../api/types.js';
 import { RunEvents, type RunEvent } from './backup-events.js';
 import { VolumeBackupMetrics } from './backup-metrics.js';
 import type { BackupRun, BackupRuns, JobObject } from './backup-runs.js';
@@ -32,6 +43,17 @@ import {
 
 /** While the signing key cannot be read, held deliveries are looked at again this often. */
 export const HELD_RETRY_MS = 60_000;
+
+/** The status fields of a backup resource (of any kind) that its webhook deliveries use. */
+export interface DeliveringStatus {
+  conditions?: Condition[];
+  webhookDeliveries?: WebhookDeliveryStatus[];
+}
+
+/** Where the outcome of each webhook attempt is counted. */
+export interface WebhookAttemptRecorder {
+  recordWebhookAttempt(namespace: string, name: string, outcome: string): void;
+}
 
 export interface ReportInputs {
   context: ReconcileContext;
@@ -103,7 +125,7 @@ export class BackupReporting {
         event(
           found.result.job,
           `${name}${failed ? 'Failed' : 'Passed'}`,
-          found.result.message,
+          found.result.message ?? '',
           failed,
         );
         if (failed) failedVerifications.push([type, `${field}.failed` as BackupWebhookEvent]);
@@ -113,7 +135,12 @@ export class BackupReporting {
     const active = inputs.backupRuns.active;
     if (active) event(active.job, 'BackupStarted', `Backup job ${active.job} started`);
 
-    let deliveries = await this.currentDeliveries(context, backup, inputs.unreported.length > 0);
+    let deliveries = await this.currentDeliveries(
+      context,
+      VolumeBackupKind,
+      backup,
+      inputs.unreported.length > 0,
+    );
     const subject = { namespace, name: backup.metadata.name ?? '', uid: backup.metadata.uid ?? '' };
     const queue = (url: string | undefined, job: string, payload: object & { event: string }) => {
       if (!url) return;
@@ -159,7 +186,7 @@ export class BackupReporting {
       const payload = backupWebhookPayload(
         subject,
         run,
-        { message: result.message },
+        { message: result.message ?? '' },
         verifications,
         webhookEvent,
       );
@@ -174,15 +201,16 @@ export class BackupReporting {
    * predate this operator's last write (the attempt it recorded), and sending from it would
    * repeat that attempt.
    */
-  private async currentDeliveries(
+  async currentDeliveries(
     context: ReconcileContext,
-    backup: VolumeBackup,
+    kind: KindRef,
+    backup: KubeObject<unknown, DeliveringStatus>,
     queueing: boolean,
   ): Promise<WebhookDeliveryStatus[]> {
     const cached = backup.status?.webhookDeliveries ?? [];
     if (!queueing && !cached.some((d) => d.state === 'Pending')) return cached;
-    const fresh = await context.client.get<VolumeBackup>(
-      VolumeBackupKind,
+    const fresh = await context.client.get<KubeObject<unknown, DeliveringStatus>>(
+      kind,
       backup.metadata.namespace,
       backup.metadata.name ?? '',
     );
@@ -207,12 +235,13 @@ export class BackupReporting {
    * returns the status with the attempts recorded, the WebhooksReady condition, and when to
    * look again. Without a readable signing key nothing is sent.
    */
-  async sendDue(
+  async sendDue<S extends DeliveringStatus>(
     context: ReconcileContext,
-    backup: VolumeBackup,
-    spec: DefaultedVolumeBackupSpec,
-    status: VolumeBackupStatus,
-  ): Promise<{ status: VolumeBackupStatus; requeueAfterMs?: number }> {
+    backup: KubeObject,
+    spec: { webhooks?: WebhookSpec },
+    status: S,
+    attempts: WebhookAttemptRecorder = this.metrics,
+  ): Promise<{ status: S; requeueAfterMs?: number }> {
     const namespace = backup.metadata.namespace ?? '';
     const name = backup.metadata.name ?? '';
     const deliveries = status.webhookDeliveries ?? [];
@@ -232,7 +261,7 @@ export class BackupReporting {
         requeueAfterMs: pending ? HELD_RETRY_MS : undefined,
       };
     }
-    const ref = spec.webhooks!.secretRef!;
+    const ref = spec.webhooks!.secretRef;
     const conditions = setCondition(
       status.conditions,
       {
@@ -248,14 +277,14 @@ export class BackupReporting {
         if (!isDue(delivery, now)) return delivery;
         const result = await this.notifier.attempt(delivery, signing.secret);
         const next = recordAttempt(delivery, result, context.clock.now(), this.notifier.policy);
-        this.metrics.recordWebhookAttempt(
+        attempts.recordWebhookAttempt(
           namespace,
           name,
           next.state === 'Pending' ? 'retrying' : next.state.toLowerCase(),
         );
         if (next.state === 'Failed') {
           context.logger.error?.(
-            `webhook ${delivery.event} of VolumeBackup ${namespace}/${name} (${delivery.id}): ${next.lastOutcome}`,
+            `webhook ${delivery.event} of ${backup.kind} ${namespace}/${name} (${delivery.id}): ${next.lastOutcome}`,
             undefined,
             'BackupReporting',
           );

@@ -27,6 +27,7 @@ export interface ValidatedSpec {
 export function volumeBackupProblem(
   { namespace, name }: { namespace: string; name: string },
   spec: ValidatedSpec,
+  kind = 'VolumeBackup',
 ): BackupProblem | undefined {
   const names = volumeBackupChildNames(name);
   const cronJobs = [names.backupCronJob];
@@ -36,7 +37,7 @@ export function volumeBackupProblem(
   if (longest.length > CRONJOB_NAME_MAX) {
     return {
       reason: 'NameTooLong',
-      message: `the name "${name}" is too long: its CronJob "${longest}" would have ${longest.length} characters, and Kubernetes allows ${CRONJOB_NAME_MAX}; rename the VolumeBackup to at most ${name.length - (longest.length - CRONJOB_NAME_MAX)} characters`,
+      message: `the name "${name}" is too long: its CronJob "${longest}" would have ${longest.length} characters, and Kubernetes allows ${CRONJOB_NAME_MAX}; rename the ${kind} to at most ${name.length - (longest.length - CRONJOB_NAME_MAX)} characters`,
     };
   }
   const secretRef = spec.repository.secretRef;

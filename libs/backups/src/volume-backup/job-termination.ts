@@ -7,27 +7,37 @@ interface TerminatedState {
   finishedAt?: string | Date;
 }
 
+type ContainerStatuses = Array<{ name: string; state?: { terminated?: TerminatedState } }>;
 type PodObject = KubeObject<
   unknown,
-  { containerStatuses?: Array<{ name: string; state?: { terminated?: TerminatedState } }> }
+  { containerStatuses?: ContainerStatuses; initContainerStatuses?: ContainerStatuses }
 >;
 
+/** A container of a Job's pods: the restic container, or an init container by its name. */
+export interface JobContainer {
+  name: string;
+  init?: boolean;
+}
+
 /**
- * The termination message of the Job's restic container: from the pod that succeeded when
- * `succeeded` is asked for, otherwise from the pod that ended last. Undefined when no pod
- * (any more) has one.
+ * The termination message of the Job's restic container (or `container`): from the pod that
+ * succeeded when `succeeded` is asked for, otherwise from the pod that ended last. Undefined
+ * when no pod (any more) has one.
  */
 export async function resticTerminationMessage(
   client: KubeClient,
   namespace: string,
   job: string,
   succeeded: boolean,
+  container: JobContainer = { name: RESTIC_CONTAINER },
 ): Promise<string | undefined> {
   const { items } = await client.list<PodObject>(CoreKinds.Pod, namespace, {
     labelSelector: `job-name=${job}`,
   });
+  const statusesOf = (pod: PodObject) =>
+    container.init ? pod.status?.initContainerStatuses : pod.status?.containerStatuses;
   const ended = items
-    .map((pod) => pod.status?.containerStatuses?.find((c) => c.name === RESTIC_CONTAINER))
+    .map((pod) => statusesOf(pod)?.find((c) => c.name === container.name))
     .map((container) => container?.state?.terminated)
     .filter((terminated): terminated is TerminatedState => terminated !== undefined)
     .filter((terminated) => !succeeded || terminated.exitCode === 0)

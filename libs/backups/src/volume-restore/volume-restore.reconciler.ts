@@ -353,10 +353,13 @@ export class VolumeRestoreReconciler implements Reconciler<VolumeRestore> {
 }
 
 function recordedHistory(status: VolumeRestoreStatus | undefined): AttemptRecord[] {
-  return (status?.jobInfo?.jobHistory ?? []).map((entry) => ({
-    ...entry,
-    phase: entry.phase ?? 'Pending',
-  }));
+  // The schema does not require the fields the operator always writes: an entry without its
+  // job or attempt was not written by it and names nothing to follow.
+  return (status?.jobInfo?.jobHistory ?? []).flatMap(({ jobName, attempt, phase, ...rest }) =>
+    jobName !== undefined && attempt !== undefined
+      ? [{ ...rest, jobName, attempt, phase: phase ?? 'Pending' }]
+      : [],
+  );
 }
 
 /** Adds restic's last words to attempts that failed since the status was last written. */

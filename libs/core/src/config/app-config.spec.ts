@@ -43,6 +43,13 @@ describe('loadConfig', () => {
     });
   });
 
+  it('links to the port the API listens on until PUBLIC_URL is set', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '8080', PUBLIC_URL: 'https://api.example.com' }).publicUrl).toBe(
+      'https://api.example.com',
+    );
+  });
+
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',

@@ -380,13 +380,15 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     );
   }
 
+  const port = read.integer('PORT', 3000, 1, 65535);
   const config: AppConfig = {
     nodeEnv,
-    port: read.integer('PORT', 3000, 1, 65535),
+    port,
     workerPort: read.integer('WORKER_PORT', 3001, 0, 65535),
     shutdownDelaySeconds: read.integer('SHUTDOWN_DELAY_SECONDS', 2, 0, 120),
     shutdownTimeoutSeconds: read.integer('SHUTDOWN_TIMEOUT_SECONDS', 25, 1, 3600),
-    publicUrl: read.url('PUBLIC_URL', 'http://localhost:3000', ['http', 'https'])!,
+    // Links follow the port the API listens on until a public address is configured.
+    publicUrl: read.url('PUBLIC_URL', `http://localhost:${port}`, ['http', 'https'])!,
     databaseUrl: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/platform', [
       'postgres',
       'postgresql',

@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import { ErrorEnvelope } from '../errors/error-envelope.js';
 import { operationId } from '../http/operation-id.js';
+import { summaryOf } from './operation-summary.js';
 import type { ErrorDoc } from './api-responses.js';
 import { UNVERSIONED_EXTENSION } from '../versioning/deprecated.decorator.js';
 
@@ -88,6 +89,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
   document.openapi = '3.0.1';
   declarePathParameters(document);
   declarePublicOperations(document);
+  declareSummaries(document);
+  typeNullableUnions(document);
   declareContractErrors(document);
   return document;
 }
@@ -134,6 +137,29 @@ function declarePublicOperations(document: OpenAPIObject): void {
     for (const method of METHODS) {
       const operation = item[method];
       if (operation) operation.security ??= [];
+    }
+}
+
+/** Every operation has a summary: its own (`@ApiOperation`), or one made of its operation id. */
+function declareSummaries(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths))
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation?.operationId) operation.summary ??= summaryOf(operation.operationId);
+    }
+}
+
+/**
+ * OpenAPI 3.0 reads `nullable` only beside a `type`, which the generator leaves out of a
+ * property that is one of several referenced objects or null: such unions get `type: object`.
+ */
+function typeNullableUnions(document: OpenAPIObject): void {
+  for (const schema of Object.values(document.components?.schemas ?? {}))
+    for (const property of Object.values((schema as SchemaObject).properties ?? {})) {
+      const union = property as SchemaObject;
+      const members = union.oneOf ?? union.anyOf;
+      if (union.nullable && !union.type && members?.every((member) => '$ref' in member))
+        union.type = 'object';
     }
 }
 
@@ -214,11 +240,22 @@ function errorResponse(description: string, codes: string[]): ResponseObject {
   };
 }
 
-/** Serves the document generated from the controllers, built once on first request. */
+/** Where the browsable reference (Swagger UI, served from the installed package) lives. */
+export const DOCS_PATH = '/docs';
+
+/**
+ * Serves the document generated from the controllers, built once on first request, and the
+ * browsable reference on it: Swagger UI's assets from the swagger-ui-dist package that
+ * @nestjs/swagger installs (no CDN), with the same document in its script.
+ */
 export function serveOpenApiDocument(app: INestApplication, config: AppConfig): void {
   let document: OpenAPIObject | undefined;
+  const built = () => (document ??= buildOpenApiDocument(app, config));
   app.getHttpAdapter().get(OPENAPI_PATH, (_request: Request, response: Response) => {
-    document ??= buildOpenApiDocument(app, config);
-    response.json(document);
+    response.json(built());
+  });
+  SwaggerModule.setup(DOCS_PATH, app, built, {
+    raw: false,
+    customSiteTitle: 'Platform Control API',
   });
 }

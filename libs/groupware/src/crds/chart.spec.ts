@@ -104,7 +104,11 @@ describe('groupware-operator chart', () => {
       },
       { apiGroups: ['postgresql.cnpg.io'], resources: ['clusters'], verbs: CRUD },
       { apiGroups: ['batch'], resources: ['cronjobs', 'jobs'], verbs: CRUD },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ]);
   });

@@ -1,4 +1,4 @@
-import { array, boolean, integer, map, object, quantity, string } from './schema-builder.js';
+import { array, boolean, integer, map, object, quantity, string } from '@platform/kube';
 
 /** Kubernetes object names (DNS subdomains), for references to other objects. */
 export const objectName = (description: string) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { applySchemaDefaults } from '../../../backups/src/crds/schema-defaults.js';
+import { applySchemaDefaults } from '@platform/kube';
 import { groupwareCrds } from './manifests.js';
 import type {
   GroupwareInstanceSpec,

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { schemaAt } from '../../../backups/src/crds/schema-paths.js';
+import { schemaAt } from '@platform/kube';
 import { GROUPWARE_CRD_FOLDER, groupwareCrdManifests, groupwareCrds } from './manifests.js';
 
 const folder = fileURLToPath(new URL(`../../../../${GROUPWARE_CRD_FOLDER}/`, import.meta.url));

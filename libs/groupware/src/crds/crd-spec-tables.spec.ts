@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { JsonSchema } from '@platform/backups';
-import { schemaNodes } from '../../../backups/src/crds/schema-paths.js';
+import { type JsonSchema, schemaNodes } from '@platform/kube';
 import { groupwareCrds } from './manifests.js';
 
 /** What the API server enforces or fills in for one field. */
@@ -100,6 +99,9 @@ const SPEC_TABLES: Record<string, Table> = {
   },
 };
 
+/** What each instance has registered: the URL to remove when it changes. */
+const TALK_REGISTRATIONS: Table = { 'registrations[]': { required: ['instance', 'url'] } };
+
 const STATUS_TABLES: Record<string, Table> = {
   GroupwareInstance: {
     phase: { enum: ['Pending', 'Creating', 'Ready', 'Updating', 'Failed'] },
@@ -113,9 +115,9 @@ const STATUS_TABLES: Record<string, Table> = {
     creating: { minimum: 0 },
     ...CONDITIONS,
   },
-  GroupwareProfile: { instances: { minimum: 0 } },
-  SignalingServer: CONDITIONS,
-  RecordingServer: CONDITIONS,
+  GroupwareProfile: { instances: { minimum: 0 }, ...CONDITIONS },
+  SignalingServer: { ...CONDITIONS, ...TALK_REGISTRATIONS },
+  RecordingServer: { ...CONDITIONS, ...TALK_REGISTRATIONS },
 };
 
 function merged(...tables: Table[]): Table {

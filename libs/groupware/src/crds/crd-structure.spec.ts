@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { JsonSchema } from '@platform/backups';
-import { schemaNodes } from '../../../backups/src/crds/schema-paths.js';
+import { type JsonSchema, schemaNodes } from '@platform/kube';
 import { groupwareCrds } from './manifests.js';
 
 const roots = groupwareCrds().map(

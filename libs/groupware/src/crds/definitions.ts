@@ -1,5 +1,4 @@
-import type { KindRef } from '@platform/kube';
-import type { PrinterColumn } from '@platform/backups';
+import type { KindRef, PrinterColumn, Schema } from '@platform/kube';
 import { groupwareInstanceSpec, groupwareInstanceStatus } from './groupware-instance.js';
 import {
   groupwarePoolSpec,
@@ -12,7 +11,6 @@ import {
   signalingServerSpec,
   talkServerStatus,
 } from './other-kinds.js';
-import type { Schema } from './schema-builder.js';
 
 export const GROUPWARE_GROUP = 'k8s.neutral.com';
 export const GROUPWARE_VERSION = 'v1alpha1';

@@ -11,7 +11,7 @@ import {
   talkBackend,
   VERSION_PATTERN,
 } from './common-schemas.js';
-import { array, boolean, integer, map, object, open, quantity, string } from './schema-builder.js';
+import { array, boolean, integer, map, object, open, quantity, string } from '@platform/kube';
 
 /** The version an instance runs when it names none. */
 export const DEFAULT_GROUPWARE_VERSION = '29';

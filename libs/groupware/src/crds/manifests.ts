@@ -1,4 +1,4 @@
-import type { CustomResourceDefinition, JsonSchema } from '@platform/backups';
+import type { CustomResourceDefinition, JsonSchema } from '@platform/kube';
 import { stringify } from 'yaml';
 import {
   GROUPWARE_GROUP,

@@ -9,7 +9,7 @@ import {
   VERSION_PATTERN,
 } from './common-schemas.js';
 import { groupwareApps, groupwareInstanceSpec } from './groupware-instance.js';
-import { array, boolean, integer, object, string, withoutDefaults } from './schema-builder.js';
+import { array, boolean, integer, object, string, withoutDefaults } from '@platform/kube';
 
 /*
  * GroupwareProfile as the spec defines it; GroupwarePool, Groupware, SignalingServer and
@@ -38,6 +38,7 @@ export const groupwareProfileSpec = object(
 export const groupwareProfileStatus = object(
   {
     observedGeneration,
+    conditions,
     instances: integer({ description: 'Instances naming this profile.', minimum: 0 }),
   },
   { description: 'Observed state.' },
@@ -130,6 +131,24 @@ export const talkServerStatus = object(
     registeredInstances: array(
       string({ description: '<namespace>/<name> of a GroupwareInstance.' }),
       { description: 'Instances the server is registered with.', listType: 'set' },
+    ),
+    registrations: array(
+      object(
+        {
+          instance: string({ description: '<namespace>/<name> of a GroupwareInstance.' }),
+          url: string({ description: 'The URL registered with it.' }),
+          verifyTls: boolean(),
+          secretVersion: string({
+            description: "resourceVersion of the instance's copy of the secret registered.",
+          }),
+        },
+        { required: ['instance', 'url'] },
+      ),
+      {
+        description: 'What is registered with each instance: what to remove when it changes.',
+        listType: 'map',
+        mapKeys: ['instance'],
+      },
     ),
   },
   { description: 'Observed state.' },

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@platform/kube';
+import type { KubeObject, Stored, Written } from '@platform/kube';
 import type {
   groupwareApps,
   groupwareInstanceSpec,
@@ -14,7 +14,6 @@ import type {
   signalingServerSpec,
   talkServerStatus,
 } from './other-kinds.js';
-import type { Stored, Written } from './schema-builder.js';
 
 /*
  * The TypeScript types of the group, inferred from the schemas the CRDs are generated from.

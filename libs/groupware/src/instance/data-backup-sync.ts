@@ -3,18 +3,15 @@ import {
   CoreKinds,
   ensureObject,
   type EventRecorder,
+  type FinalizeResult,
+  isKubeApiError,
   type KubeObject,
   type ReconcileContext,
 } from '@platform/kube';
 import type { GroupwareInstance } from '../crds/types.js';
 import { dataBackupCronJob, dataCleanupJob } from './data-backup.js';
-import { jobState } from './instance-apps.js';
+import { ATTEMPT_ANNOTATION, attemptOf, jobState, retryAt } from './instance-apps.js';
 import { instanceObjectNames } from './instance-names.js';
-
-/** Thrown from finalize while the backup data is being deleted: the finalizer stays. */
-export class CleanupPending extends Error {
-  override readonly name = 'CleanupPending';
-}
 
 /** The data-backup CronJob exists exactly while `backups.data.enabled`. */
 export async function syncDataBackup(
@@ -36,44 +33,61 @@ export async function syncDataBackup(
 }
 
 /**
- * With `backups.data.deleteOnCleanup`, runs the cleanup Job and returns only once it
- * succeeded; until then it throws CleanupPending, which keeps the finalizer (the runtime
- * retries, and the Job's events bring the instance back). A failed Job is replaced.
+ * With `backups.data.deleteOnCleanup`, runs the cleanup Job and answers pending (the finalizer
+ * stays) until it succeeded; the Job's events bring the instance back. A failed Job is replaced
+ * after the same backoff as apps Jobs.
  */
 export async function cleanUpBackupData(
   context: ReconcileContext,
   instance: GroupwareInstance,
   events: EventRecorder,
-): Promise<void> {
+): Promise<FinalizeResult | undefined> {
   const data = instance.spec?.backups?.data;
-  if (!data?.deleteOnCleanup || !data.bucket || !data.credentialsSecret) return;
+  if (!data?.deleteOnCleanup || !data.bucket || !data.credentialsSecret) return undefined;
   const namespace = instance.metadata.namespace!;
   const name = instanceObjectNames(instance.metadata.name!).dataCleanup;
   const job =
     (context.cache(CoreKinds.Job).get(namespace, name) as V1Job | undefined) ??
     ((await context.client.get(CoreKinds.Job, namespace, name)) as V1Job | undefined);
   const state = jobState(job);
-  if (state === 'succeeded') return;
+  if (state === 'succeeded') return undefined;
   if (state === 'missing') {
-    await context.client.create(CoreKinds.Job, dataCleanupJob(instance) as KubeObject);
-    throw new CleanupPending(`deleting the backup data of ${namespace}/${instance.metadata.name}`);
+    await startCleanup(context, instance, 1);
+    return { pending: true };
   }
-  if (state === 'failed') {
-    await events
-      .record(
-        context.client,
-        {
-          object: instance,
-          reason: 'CleanupFailed',
-          message: `Job ${name} failed to delete the backup data; retrying`,
-          warning: true,
-        },
-        context.clock.now(),
-      )
-      .catch(() => undefined);
-    await context.client.delete(CoreKinds.Job, namespace, name, {
-      propagationPolicy: 'Background',
-    });
+  if (state === 'running') return { pending: true };
+  const waitMs = retryAt(job!) - context.clock.nowMs();
+  if (waitMs > 0) return { pending: true, requeueAfterMs: waitMs };
+  await events
+    .record(
+      context.client,
+      {
+        object: instance,
+        reason: 'CleanupFailed',
+        message: `Job ${name} failed to delete the backup data; running it again`,
+        warning: true,
+      },
+      context.clock.now(),
+    )
+    .catch(() => undefined);
+  await context.client.delete(CoreKinds.Job, namespace, name, {
+    propagationPolicy: 'Background',
+  });
+  await startCleanup(context, instance, attemptOf(job!) + 1);
+  return { pending: true };
+}
+
+async function startCleanup(
+  context: ReconcileContext,
+  instance: GroupwareInstance,
+  attempt: number,
+): Promise<void> {
+  const job = dataCleanupJob(instance);
+  job.metadata!.annotations = { [ATTEMPT_ANNOTATION]: String(attempt) };
+  try {
+    await context.client.create(CoreKinds.Job, job as KubeObject);
+  } catch (error) {
+    // Still being deleted: the deletion's event brings the instance back.
+    if (!isKubeApiError(error, 409)) throw error;
   }
-  throw new CleanupPending(`waiting for Job ${name} to delete the backup data`);
 }

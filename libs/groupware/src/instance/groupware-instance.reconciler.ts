@@ -4,6 +4,7 @@ import {
   CoreKinds,
   ensureObject,
   EventRecorder,
+  type FinalizeResult,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
@@ -99,8 +100,12 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
    * Deletes the backup data first when asked to. Owned objects, and the HelmRepository once
    * its last owner is gone, go by garbage collection.
    */
-  async finalize(instance: GroupwareInstance, context: ReconcileContext): Promise<void> {
-    await cleanUpBackupData(context, instance, this.events);
+  async finalize(
+    instance: GroupwareInstance,
+    context: ReconcileContext,
+  ): Promise<FinalizeResult | void> {
+    const pending = await cleanUpBackupData(context, instance, this.events);
+    if (pending) return pending;
     this.metrics.forget(instance.metadata.namespace!, instance.metadata.name!);
   }
 

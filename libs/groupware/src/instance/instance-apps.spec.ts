@@ -92,7 +92,9 @@ describe('Apps of a GroupwareInstance', () => {
     );
     // Inside the single-quoted shell word, PHP's quotes read '\''.
     const encoded = /base64_decode\('\\''([^']+)'\\''\)/.exec(lines[2]!)![1]!;
-    expect(Buffer.from(encoded, 'base64').toString()).toBe(talk!.commands[1]![3]!.slice(8));
+    expect(Buffer.from(encoded, 'base64').toString()).toBe(
+      (talk!.commands[1]![3] as string).slice(8),
+    );
     // Through a real shell, with `php` stubbed: occ gets the one-liner's output as its value.
     const stub = `php() { if [ "$1" = -r ]; then printf '%s' "$2"; else printf '%s|' "$@"; fi; }`;
     const words = execFileSync('/bin/sh', ['-c', `${stub}; ${lines[2]}`], { encoding: 'utf8' });

@@ -24,8 +24,8 @@ export const APPS_PURPOSE = 'apps';
 /** The app an apps Job changes. */
 export const APP_LABEL = 'k8s.neutral.com/app';
 export const ATTEMPT_ANNOTATION = 'k8s.neutral.com/occ-attempt';
-export const RETRY_BASE_MS = 30_000;
-export const RETRY_MAX_MS = 15 * 60_000;
+export const APPS_RETRY_BASE_MS = 30_000;
+export const APPS_RETRY_MAX_MS = 15 * 60_000;
 
 const toggle = (appId: string, enabled: boolean): OccCommand => [
   enabled ? 'app:enable' : 'app:disable',
@@ -135,13 +135,22 @@ export function retryAt(job: V1Job): number {
   const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
   const since = failed?.lastTransitionTime ?? job.metadata?.creationTimestamp;
   const sinceMs = since ? new Date(since).getTime() : 0;
-  const delay = Math.min(RETRY_BASE_MS * 2 ** (attemptOf(job) - 1), RETRY_MAX_MS);
+  const delay = Math.min(APPS_RETRY_BASE_MS * 2 ** (attemptOf(job) - 1), APPS_RETRY_MAX_MS);
   return sinceMs + delay;
 }
 
 const VALUE = '--value=';
+/** The setting value at the end of a command, when it is plain text. */
+const valueOf = (command: OccCommand): string | undefined => {
+  const last = command.at(-1);
+  return typeof last === 'string' && last.startsWith(VALUE) ? last.slice(VALUE.length) : undefined;
+};
+
 const usesEnv = (command: OccCommand) =>
-  command.at(-1)?.includes(JSON.stringify(FROM_ENV).slice(1, -1));
+  valueOf(command)?.includes(JSON.stringify(FROM_ENV).slice(1, -1)) ?? false;
+
+const shellWord = (word: OccCommand[number]) =>
+  typeof word === 'string' ? shellQuote(word) : `"$${word.env}"`;
 
 /**
  * The Job's script: occScript's, except that a setting whose JSON value reads the environment
@@ -154,11 +163,11 @@ export function appsScript(commands: readonly OccCommand[]): string {
 
 function scriptLine(command: OccCommand): string {
   if (!usesEnv(command)) return occScript([command]).split('\n')[1];
-  const template = Buffer.from(command.at(-1)!.slice(VALUE.length)).toString('base64');
+  const template = Buffer.from(valueOf(command)!).toString('base64');
   const php =
     `$v=json_decode(base64_decode('${template}'),true);` +
     'array_walk_recursive($v,function(&$x){if(is_string($x)&&strncmp($x,"\\0env:",5)===0){$x=getenv(substr($x,5));}});' +
     'echo json_encode($v);';
-  const words = command.slice(0, -1).map(shellQuote).join(' ');
+  const words = command.slice(0, -1).map(shellWord).join(' ');
   return `php /var/www/html/occ --no-interaction ${words} --value="$(php -r ${shellQuote(php)})"`;
 }

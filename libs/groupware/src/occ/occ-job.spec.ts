@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { GroupwareInstance } from '../crds/types.js';
-import { occJob, occJobName, occScript, shellQuote } from './occ-job.js';
+import { envReference, occJob, occJobName, occScript, shellQuote } from './occ-job.js';
 
 const instance = {
   apiVersion: 'k8s.neutral.com/v1alpha1',
@@ -37,6 +37,28 @@ describe('occ Jobs', () => {
         "php /var/www/html/occ --no-interaction config:app:set spreed 'a b'",
       ].join('\n'),
     );
+  });
+
+  it('reads environment references unquoted, so the value stays out of the Job spec', () => {
+    expect(
+      occScript([['talk:signaling:add', 'wss://hpb.example/a b', envReference('TALK_SECRET')]]),
+    ).toBe(
+      [
+        'set -e',
+        `php /var/www/html/occ --no-interaction talk:signaling:add 'wss://hpb.example/a b' "$TALK_SECRET"`,
+      ].join('\n'),
+    );
+    expect(() => envReference('TALK SECRET; rm -rf /')).toThrow('not an environment variable');
+  });
+
+  it('gives a new name for a new revision of what the commands read', () => {
+    const commands = [['talk:signaling:add', 'wss://hpb', envReference('TALK_SECRET')]];
+    expect(occJobName('team', commands, '41')).toMatch(/^team-occ-[0-9a-f]{10}$/);
+    expect(occJobName('team', commands, '41')).toBe(occJobName('team', commands, '41'));
+    expect(occJobName('team', commands, '42')).not.toBe(occJobName('team', commands, '41'));
+    expect(occJobName('team', [['app:list']], undefined)).toBe(occJobName('team', [['app:list']]));
+    const job = occJob({ instance, purpose: 'signaling', commands, image: 'nc', revision: '42' });
+    expect(job.metadata!.name).toBe(occJobName('team', commands, '42'));
   });
 
   it('runs on the instance volume next to its pods, owned by the instance', () => {

@@ -12,8 +12,21 @@ import type { GroupwareInstance } from '../crds/types.js';
  * in the pod alone; occ Jobs cannot reach them, which is why apps need persistence.
  */
 
+/**
+ * A value the shell takes from the Job's environment (`"$NAME"`), so that a secret passed
+ * through `env` from a Secret never appears in the Job's spec.
+ */
+export interface EnvReference {
+  readonly env: string;
+}
+
+export function envReference(name: string): EnvReference {
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) throw new Error(`not an environment variable: ${name}`);
+  return { env: name };
+}
+
 /** An occ command line without `php occ`, e.g. `['app:enable', 'calendar']`. */
-export type OccCommand = readonly string[];
+export type OccCommand = readonly (string | EnvReference)[];
 
 export const OccLabels = {
   /** Name of the GroupwareInstance the Job works on. */
@@ -36,10 +49,18 @@ const MOUNTS = [
   ['themes', '/var/www/html/themes'],
 ] as const;
 
-/** `<name>-occ-<short hash of the command list>`, within the 63 characters a Job name may use. */
-export function occJobName(instanceName: string, commands: readonly OccCommand[]): string {
+/**
+ * `<name>-occ-<short hash of the command list>`, within the 63 characters a Job name may use.
+ * `revision` stands for what the commands read but do not show (the version of a Secret they
+ * take a value from): a new revision is a new Job.
+ */
+export function occJobName(
+  instanceName: string,
+  commands: readonly OccCommand[],
+  revision?: string,
+): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify(commands))
+    .update(JSON.stringify(revision === undefined ? commands : [commands, revision]))
     .digest('hex')
     .slice(0, HASH_LENGTH);
   const suffix = `-occ-${hash}`;
@@ -51,10 +72,14 @@ export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+function shellWord(argument: string | EnvReference): string {
+  return typeof argument === 'string' ? shellQuote(argument) : `"$${argument.env}"`;
+}
+
 /** The script the Job runs: every command in order, stopping at the first failure. */
 export function occScript(commands: readonly OccCommand[]): string {
   const lines = commands.map(
-    (command) => `php /var/www/html/occ --no-interaction ${command.map(shellQuote).join(' ')}`,
+    (command) => `php /var/www/html/occ --no-interaction ${command.map(shellWord).join(' ')}`,
   );
   return ['set -e', ...lines].join('\n');
 }
@@ -68,6 +93,8 @@ export interface OccJobInput {
   /** The environment of the instance's pods that its config files read (database, redis, s3). */
   env?: V1EnvVar[];
   labels?: Record<string, string>;
+  /** See occJobName. */
+  revision?: string;
 }
 
 /** A Job running `commands` through occ, owned by the instance. */
@@ -84,7 +111,7 @@ export function occJob(input: OccJobInput): V1Job {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: occJobName(name, input.commands),
+      name: occJobName(name, input.commands, input.revision),
       namespace: instance.metadata.namespace,
       labels,
       ownerReferences: [

@@ -120,6 +120,7 @@ export const ALERTING_SCOPE_RESOURCES = [
   'alert_silences',
   'alert_events',
   'maintenance_windows',
+  'heartbeats',
 ] as const;
 
 /**

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { confinementOf, CurrentPrincipal, type Principal } from '../access/principal.js';
@@ -20,6 +20,7 @@ export class AccountsController {
   @ApiData(AccountResponseDto, { description: 'the account with its memberships' })
   @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
   @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
+  @ApiOperation({ summary: 'Show my account' })
   async me(
     @CurrentPrincipal() principal: Principal,
     @Query('organization_id') requested?: string,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
 import { ApiData, ApiErrors, type ErrorDoc, Public } from '@platform/core';
 import type { Request } from 'express';
@@ -51,6 +51,7 @@ export class InvitationsController {
     rateLimitedDoc('invitations of this organization or to this address'),
   )
   @Authenticated({ scope: 'organization', permission: 'members:create' })
+  @ApiOperation({ summary: 'Invite to an organization' })
   invite(
     @CurrentPrincipal() principal: Principal,
     @RequestActor() actor: AuditActor,
@@ -71,6 +72,7 @@ export class InvitationsController {
   @ApiData(InvitationDetailsResponseDto, { description: 'the pending invitation' })
   @ApiErrors(...INVITATION_TOKEN_ERRORS)
   @Public()
+  @ApiOperation({ summary: 'Show an invitation by token' })
   details(@Query('token') token?: string) {
     if (!token) throw notFound('Invitation');
     return this.invitations.show(token);

@@ -11,12 +11,14 @@ import {
 } from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
 import {
+  ACCOUNT_SESSION_ERRORS,
   ACCOUNT_TOKEN_ERRORS,
   CSRF_ERROR,
   invalidDoc,
   ORGANIZATION_ACCESS_ERRORS,
   PERMISSION_ROUTE_ERRORS,
   organizationNotFoundDoc,
+  PLATFORM_ADMIN_ERROR,
 } from '../identity-errors.openapi.js';
 import {
   MembershipResponseDto,
@@ -25,7 +27,11 @@ import {
 } from '../identity.openapi.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { MembershipsService } from './memberships.service.js';
-import { CreateProjectBody, UpdateMembershipBody } from './organizations.dto.js';
+import {
+  CreateOrganizationBody,
+  CreateProjectBody,
+  UpdateMembershipBody,
+} from './organizations.dto.js';
 import { membershipView, OrganizationsService, projectView } from './organizations.service.js';
 import { ProjectsRepository } from './projects.repository.js';
 
@@ -67,6 +73,30 @@ export class OrganizationsController {
     const confinedTo = confinementOf(principal);
     const organizations = await this.projects.listOrganizations(principal.account.id);
     return confinedTo ? organizations.filter((o) => o.id === confinedTo) : organizations;
+  }
+
+  /** A platform admin's login session only: organizations otherwise come from sign-ups. */
+  @Post('organizations')
+  @ApiData(OrganizationResponseDto, {
+    status: 201,
+    description: 'the new organization, the caller its admin',
+  })
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    CSRF_ERROR,
+    PLATFORM_ADMIN_ERROR,
+    invalidDoc('name (not blank, at most 200 characters)'),
+  )
+  @Authenticated({ scope: 'account', platformAdmin: true, interactiveOnly: true })
+  createOrganization(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateOrganizationBody,
+  ): Promise<OrganizationResponseDto> {
+    return this.organizations.createOrganization(
+      body.name.trim(),
+      principal.account.id,
+      this.clock.now(),
+    );
   }
 
   @Get('organizations/:org_id/projects')

@@ -20,6 +20,16 @@ export class CreateProjectBody {
   name!: string;
 }
 
+export class CreateOrganizationBody {
+  @ApiProperty({ example: 'Acme' })
+  @IsString()
+  @IsNotEmpty()
+  // Trimmed before it is stored, like the organization name of a sign-up.
+  @Matches(/\S/, { message: 'name must not be blank' })
+  @MaxLength(200)
+  name!: string;
+}
+
 export class UpdateMembershipBody {
   @ApiPropertyOptional({ enum: ROLES })
   @IsOptional()

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Ip, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
@@ -59,6 +59,7 @@ export class PasswordsController {
     [429, 'too_many_attempts', 'too many wrong passwords for this account; Retry-After says when'],
   )
   @Authenticated({ scope: 'account', interactiveOnly: true })
+  @ApiOperation({ summary: 'Change my password' })
   async change(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ChangePasswordBody,
@@ -101,6 +102,7 @@ export class PasswordsController {
     description: 'an HTML form for the new password',
     content: { 'text/html': { schema: { type: 'string' } } },
   })
+  @ApiOperation({ summary: 'Password reset page' })
   resetPage(@Query('token') token: unknown, @Res({ passthrough: true }) response: Response) {
     return page(response, 200, {
       title: 'Choose a new password',

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, IdParam } from '@platform/core';
 import {
   CSRF_ERROR,
@@ -52,6 +52,7 @@ export class TokensController {
     ],
   )
   @Authenticated({ scope: 'organization', permission: 'tokens:create', interactiveOnly: true })
+  @ApiOperation({ summary: 'Create an organization token' })
   createForOrganization(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenBody) {
     return this.tokens.mint(principal, organizationOf(principal), body.token, {
       currentPassword: body.current_password,

@@ -2,7 +2,7 @@ import type { TokenResponseDto } from '../identity.openapi.js';
 import { Injectable } from '@nestjs/common';
 import { actorOf, AuditLog } from '@platform/audit';
 import { Clock } from '@platform/core';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { allows, scopesAllow } from '../access/permissions.js';
 import type { Principal } from '../access/principal.js';
 import { Reauthentication } from '../auth/reauthentication.js';
@@ -35,6 +35,8 @@ export interface MintOptions {
   projectId?: string | null;
   /** The body's `current_password`, for a session older than the reauthentication window. */
   currentPassword?: string;
+  /** Writes what another library keeps about the new token, in the minting transaction. */
+  within?: (manager: EntityManager, tokenId: string) => Promise<void>;
 }
 
 /**
@@ -57,7 +59,7 @@ export class TokensService {
     principal: Principal,
     organizationId: string,
     fields: TokenFields,
-    { kind = 'api', projectId = null, currentPassword }: MintOptions = {},
+    { kind = 'api', projectId = null, currentPassword, within }: MintOptions = {},
   ) {
     await this.reauthentication.assertFreshOrPassword(principal, currentPassword);
     const raw = randomSecret(TOKEN_PREFIX[kind]);
@@ -84,6 +86,7 @@ export class TokensService {
         },
         manager,
       );
+      await within?.(manager, created.id);
       return created;
     });
     return { ...tokenView(token), token: raw };

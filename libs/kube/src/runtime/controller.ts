@@ -116,8 +116,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   private enqueueOwners(childKind: KindRef, event: InformerEvent<KubeObject>): void {
     const keys = new Set<string>();
     const add = (child: KubeObject) => {
-      const key = this.ownerKey(childKind, child);
-      if (key) keys.add(key);
+      for (const key of this.ownerKeys(childKind, child)) keys.add(key);
     };
     add(event.object);
     if (event.type === 'updated') add(event.previous);
@@ -126,9 +125,9 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /**
    * The key of the child's controller owner when that owner is of this controller's kind, else
-   * of the object the reconciler's ownerOf names.
+   * of the objects the reconciler's ownerOf names.
    */
-  private ownerKey(childKind: KindRef, child: KubeObject): string | undefined {
+  private ownerKeys(childKind: KindRef, child: KubeObject): string[] {
     const { group, kind, namespaced } = this.reconciler.kind;
     const scope = (namespace: string | undefined) => (namespaced ? namespace : undefined);
     const controller = child.metadata.ownerReferences?.find(
@@ -137,10 +136,11 @@ export class Controller<T extends KubeObject = KubeObject> {
         reference.kind === kind &&
         groupOf(reference.apiVersion) === group,
     );
-    if (controller) return keyOf(scope(child.metadata.namespace), controller.name);
-    const owner = this.reconciler.ownerOf?.(child, childKind);
-    if (!owner?.name) return undefined;
-    return keyOf(scope(owner.namespace ?? child.metadata.namespace), owner.name);
+    if (controller) return [keyOf(scope(child.metadata.namespace), controller.name)];
+    const owners = this.reconciler.ownerOf?.(child, childKind, this.context) ?? [];
+    return (Array.isArray(owners) ? owners : [owners])
+      .filter((owner) => owner.name)
+      .map((owner) => keyOf(scope(owner.namespace ?? child.metadata.namespace), owner.name));
   }
 
   private async process(key: string): Promise<ReconcileResult | void> {
@@ -167,7 +167,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     const { kind, finalizer } = this.reconciler;
     const finalizers = object.metadata.finalizers ?? [];
     if (object.metadata.deletionTimestamp) {
-      if (finalizer && finalizers.includes(finalizer)) await this.finalize(object, finalizer);
+      if (finalizer && finalizers.includes(finalizer)) return this.finalize(object, finalizer);
       return;
     }
     if (finalizer && !finalizers.includes(finalizer)) {
@@ -182,10 +182,11 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.reconciler.reconcile(object, this.context);
   }
 
-  private async finalize(object: T, finalizer: string): Promise<void> {
+  private async finalize(object: T, finalizer: string): Promise<ReconcileResult | void> {
     const { kind } = this.reconciler;
     const { namespace, name = '' } = object.metadata;
-    await this.reconciler.finalize?.(object, this.context);
+    const result = await this.reconciler.finalize?.(object, this.context);
+    if (result?.pending) return { requeueAfterMs: result.requeueAfterMs };
     // Finalize may have written the object: take the finalizer out of what is stored now.
     const live = await this.options.client.get<T>(kind, namespace, name);
     const current = live?.metadata.finalizers ?? [];

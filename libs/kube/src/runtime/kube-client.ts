@@ -209,16 +209,26 @@ export class KubeClient {
     );
   }
 
-  /** Deletes an object; one that is already gone is not an error. */
+  /**
+   * Deletes an object; one that is already gone is not an error. With preconditions, an object
+   * that changed since it was read is refused with 409 Conflict.
+   */
   async delete(
     kind: KindRef,
     namespace: string | undefined,
     name: string,
-    options: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {},
+    options: {
+      propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+      preconditions?: { uid?: string; resourceVersion?: string };
+    } = {},
   ): Promise<void> {
+    const body = options.preconditions
+      ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: options.preconditions }
+      : undefined;
     try {
       await this.json('DELETE', resourcePath(kind, namespace, name), {
         query: { propagationPolicy: options.propagationPolicy },
+        body,
       });
     } catch (error) {
       if (error instanceof KubeApiError && error.status === 404) return;

@@ -104,7 +104,9 @@ export class OperatorRuntime implements OnApplicationBootstrap, BeforeApplicatio
         new Controller(
           reconciler,
           informerGroup(reconciler.kind),
-          (reconciler.owns ?? []).map((kind) => informerGroup(kind, reconciler.ownsSelector)),
+          (reconciler.owns ?? []).map((kind) =>
+            informerGroup(kind, ownsSelectorOf(reconciler, kind)),
+          ),
           {
             client,
             clock,
@@ -222,4 +224,9 @@ export class OperatorRuntime implements OnApplicationBootstrap, BeforeApplicatio
     this.nextResyncMs = now + this.resyncPeriodMs;
     for (const controller of this.controllers) controller.resync();
   }
+}
+
+function ownsSelectorOf(reconciler: Reconciler, kind: KindRef): string | undefined {
+  const selector = reconciler.ownsSelector;
+  return typeof selector === 'function' ? selector.call(reconciler, kind) : selector;
 }

@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@platform/capabilities';
+import {
+  CalendarFeedsController,
+  RosterCalendarFeedController,
+} from '../calendar/calendar-feeds.controller.js';
+import { CalendarFeedsRepository } from '../calendar/calendar-feeds.repository.js';
+import { CalendarFeedsService } from '../calendar/calendar-feeds.service.js';
 import { OnCallModule } from './on-call.module.js';
 import { RosterContactsController } from './roster-contacts.controller.js';
 import { RosterContactsRepository } from './roster-contacts.repository.js';
@@ -19,7 +25,7 @@ import { RostersService } from './rosters.service.js';
 
 /**
  * On-call rosters: the API for rosters, their members, phone contacts, rotation, overrides and
- * computed shifts; exports who is on call and whom a target reaches (`OnCallModule`).
+ * computed shifts, and their calendar feeds; exports who is on call and whom a target reaches (`OnCallModule`).
  */
 @Module({
   imports: [CapabilitiesModule, OnCallModule],
@@ -29,6 +35,8 @@ import { RostersService } from './rosters.service.js';
     RosterContactsController,
     RosterRotationController,
     RosterOverridesController,
+    RosterCalendarFeedController,
+    CalendarFeedsController,
   ],
   providers: [
     RostersRepository,
@@ -39,6 +47,8 @@ import { RostersService } from './rosters.service.js';
     RosterContactsService,
     RosterScheduleRepository,
     RosterScheduleService,
+    CalendarFeedsRepository,
+    CalendarFeedsService,
   ],
   exports: [OnCallModule],
 })

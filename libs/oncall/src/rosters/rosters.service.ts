@@ -10,7 +10,7 @@ import {
   type UpdateRosterBody,
 } from './rosters.dto.js';
 import { type RosterRow, RostersRepository } from './rosters.repository.js';
-import { computeShifts } from './rotation-schedule.js';
+import { computeShifts, type ShiftSegment } from './rotation-schedule.js';
 
 export const MAX_SHIFTS_WINDOW_DAYS = 90;
 const DAY_MS = 86_400_000;
@@ -90,7 +90,22 @@ export class RostersService {
         },
       ]);
 
-    const inputs = await this.schedule.shiftInputs(projectId, id, from, to);
+    const shifts = await this.shiftsBetween(projectId, id, from, to);
+    return shifts.map(({ segment, name }) => shiftView(segment, name));
+  }
+
+  /**
+   * The shifts of a roster between `from` and `to`, clipped to that window, each with the
+   * name of its account (null when the account is gone); the caller checked the roster and
+   * the window.
+   */
+  async shiftsBetween(
+    projectId: string,
+    rosterId: string,
+    from: Date,
+    to: Date,
+  ): Promise<Array<{ segment: ShiftSegment; name: string | null }>> {
+    const inputs = await this.schedule.shiftInputs(projectId, rosterId, from, to);
     const names = new Map<string, string | null>();
     for (const m of inputs.members) names.set(m.account_id, m.name);
     for (const o of inputs.overrides) names.set(o.account_id, o.name);
@@ -107,7 +122,7 @@ export class RostersService {
       from,
       to,
     });
-    return shifts.map((segment) => shiftView(segment, names.get(segment.accountId) ?? null));
+    return shifts.map((segment) => ({ segment, name: names.get(segment.accountId) ?? null }));
   }
 
   /** Views of several rosters in three queries beside the rosters' own. */

@@ -26,6 +26,11 @@ export interface ScheduledOverride {
 }
 
 export interface ShiftSegment {
+  /**
+   * What the segment is a piece of: `rotation:<shift index>` or `override:<override id>`; the
+   * pieces of one shift an override cuts in two share it.
+   */
+  key: string;
   accountId: string;
   startsAt: Date;
   endsAt: Date;
@@ -185,7 +190,7 @@ export function computeShifts(input: {
     for (const t of [o.startsAt.getTime(), o.endsAt.getTime()]) if (inside(t)) edges.add(t);
   const points = [...edges].sort((a, b) => a - b);
 
-  const segments: Array<ShiftSegment & { key: string }> = [];
+  const segments: ShiftSegment[] = [];
   let shiftCursor = 0;
   for (let i = 0; i < points.length - 1; i += 1) {
     const [start, end] = [points[i], points[i + 1]];
@@ -205,12 +210,7 @@ export function computeShifts(input: {
       source: owner.source,
     });
   }
-  return segments.map(({ accountId, startsAt, endsAt, source }) => ({
-    accountId,
-    startsAt,
-    endsAt,
-    source,
-  }));
+  return segments;
 }
 
 /** Whoever covers the elementary interval starting at `at` (no edge falls inside it). */

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiUpstreamData,
   CloudRoute,
@@ -86,6 +86,7 @@ export class ServersController {
     description: 'the images the project may boot (Glance)',
   })
   @CloudRoute({ permission: 'compute:read' })
+  @ApiOperation({ summary: 'List images' })
   images(@CurrentPrincipal() principal: Principal) {
     return this.servers.images(principal);
   }
@@ -97,6 +98,7 @@ export class ServersController {
     description: 'the flavors the project may use',
   })
   @CloudRoute({ permission: 'compute:read' })
+  @ApiOperation({ summary: 'List flavors' })
   flavors(@CurrentPrincipal() principal: Principal) {
     return this.servers.flavors(principal);
   }

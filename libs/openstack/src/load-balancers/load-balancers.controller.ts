@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiUpstreamData,
   CloudRoute,
@@ -90,6 +90,7 @@ export class LoadBalancersController {
     description: "the project's load balancers (Octavia)",
   })
   @CloudRoute({ permission: 'network:read' })
+  @ApiOperation({ summary: 'List load balancers' })
   loadBalancers(@CurrentPrincipal() principal: Principal) {
     return this.lbs.loadBalancers(principal);
   }
@@ -100,6 +101,7 @@ export class LoadBalancersController {
     description: 'the load balancer as Octavia shows it',
   })
   @CloudRoute({ permission: 'network:read', errors: [LB_NOT_FOUND] })
+  @ApiOperation({ summary: 'Show load balancer' })
   loadBalancer(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.lbs.loadBalancer(principal, id);
   }
@@ -107,6 +109,7 @@ export class LoadBalancersController {
   @Get('lb/listeners')
   @ApiUpstreamData({ list: true, properties: LISTENER, description: "the project's listeners" })
   @CloudRoute({ permission: 'network:read', errors: [FILTER_INVALID] })
+  @ApiOperation({ summary: 'List listeners' })
   listeners(@CurrentPrincipal() principal: Principal, @Query() query: LoadBalancerFilterQuery) {
     return this.lbs.listeners(principal, query.loadbalancer_id);
   }
@@ -114,6 +117,7 @@ export class LoadBalancersController {
   @Get('lb/pools')
   @ApiUpstreamData({ list: true, properties: POOL, description: "the project's pools" })
   @CloudRoute({ permission: 'network:read', errors: [FILTER_INVALID] })
+  @ApiOperation({ summary: 'List pools' })
   pools(@CurrentPrincipal() principal: Principal, @Query() query: LoadBalancerFilterQuery) {
     return this.lbs.pools(principal, query.loadbalancer_id);
   }
@@ -121,6 +125,7 @@ export class LoadBalancersController {
   @Get('lb/pools/:id/members')
   @ApiUpstreamData({ list: true, properties: MEMBER, description: 'the members of the pool' })
   @CloudRoute({ permission: 'network:read', errors: [POOL_NOT_FOUND] })
+  @ApiOperation({ summary: 'List pool members' })
   members(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.lbs.members(principal, id);
   }
@@ -132,6 +137,7 @@ export class LoadBalancersController {
     description: "the project's health monitors",
   })
   @CloudRoute({ permission: 'network:read' })
+  @ApiOperation({ summary: 'List health monitors' })
   healthMonitors(@CurrentPrincipal() principal: Principal) {
     return this.lbs.healthMonitors(principal);
   }

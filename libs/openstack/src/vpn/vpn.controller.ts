@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiUpstreamData, UPSTREAM_CONFLICT } from '@platform/cloud-core';
 import { CurrentPrincipal, invalidDoc, type Principal } from '@platform/identity';
 import { CreateVpnGatewayBody, CreateVpnPeerBody, UpdateVpnPeerBody } from './vpn.dto.js';
@@ -18,6 +18,7 @@ export class VpnController {
   @Get()
   @ApiUpstreamData({ list: true, properties: GATEWAY, description: "the organization's gateways" })
   @VpnRoute('read')
+  @ApiOperation({ summary: 'List VPN gateways' })
   list(@CurrentPrincipal() principal: Principal) {
     return this.gateways.list(principal);
   }
@@ -25,6 +26,7 @@ export class VpnController {
   @Get(':id')
   @ApiUpstreamData({ properties: GATEWAY, description: 'the gateway with its peers' })
   @VpnRoute('read', GATEWAY_404)
+  @ApiOperation({ summary: 'Show VPN gateway' })
   show(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.gateways.show(principal, id);
   }
@@ -42,6 +44,7 @@ export class VpnController {
     [404, 'not_found', 'no network has the `external_network_id`'],
     UPSTREAM_CONFLICT,
   )
+  @ApiOperation({ summary: 'Create VPN gateway' })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateVpnGatewayBody) {
     return this.gateways.create(principal, body);
   }
@@ -52,6 +55,7 @@ export class VpnController {
     description: 'the gateway, its peers, its router and its local subnet and network are deleted',
   })
   @VpnRoute('delete', GATEWAY_404, UPSTREAM_CONFLICT)
+  @ApiOperation({ summary: 'Delete VPN gateway' })
   delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.gateways.delete(principal, id);
   }

@@ -9,7 +9,7 @@ import {
   Post,
   Query,
 } from '@nestjs/common';
-import { ApiNoContentResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, type ErrorDoc, IdParam } from '@platform/core';
 import {
   Authenticated,
@@ -144,6 +144,7 @@ export class WebhooksController {
   @Paged()
   @ApiErrors(...READ_ERRORS)
   @Authenticated({ scope: 'organization', permission: 'webhooks:read' })
+  @ApiOperation({ summary: 'List deliveries of a webhook' })
   deliveries(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
@@ -164,6 +165,7 @@ export class WebhooksController {
   @Paged()
   @ApiErrors(...READ_ERRORS)
   @Authenticated({ scope: 'organization', permission: 'webhooks:read' })
+  @ApiOperation({ summary: 'List receipts of a webhook' })
   receipts(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { UPSTREAM_ERRORS } from '@platform/cloud-core';
 import { ApiData, ApiErrors, NotIdParams, Public } from '@platform/core';
 import { invalidDoc } from '@platform/identity';
@@ -43,6 +43,7 @@ export class WebhookReceiveController {
     ),
     ...UPSTREAM_ERRORS,
   )
+  @ApiOperation({ summary: 'Receive a webhook call' })
   receive(
     @Param('id') id: string,
     @Headers('authorization') authorization: string | undefined,

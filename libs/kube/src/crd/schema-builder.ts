@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@platform/backups';
+import type { JsonSchema } from './crd-types.js';
 
 /*
  * A small builder of structural OpenAPI v3 schemas whose values are the CRD schemas and whose
@@ -77,6 +77,13 @@ export function integer<const O extends NumberOptions = Record<never, never>>(
   return node({ type: 'integer', ...options }) as never;
 }
 
+/** A JSON number (a fraction such as a percentage); `integer` for whole numbers. */
+export function number<const O extends NumberOptions = Record<never, never>>(
+  options?: O,
+): Schema<number, number, DefaultFlag<O>> {
+  return node({ type: 'number', ...options }) as never;
+}
+
 export function boolean<const O extends Common & { default?: boolean }>(
   options?: O,
 ): Schema<boolean, boolean, DefaultFlag<O>> {
@@ -95,20 +102,23 @@ export function quantity(description?: string): Schema<string | number, string |
 }
 
 interface ArrayOptions extends Common {
+  minItems?: number;
   maxItems?: number;
+  default?: readonly unknown[];
   /** `set` for lists of unique scalars, `map` for lists of objects keyed by `mapKeys`. */
   listType?: 'atomic' | 'set' | 'map';
   mapKeys?: string[];
 }
 
-export function array<S extends AnySchema>(
+export function array<S extends AnySchema, const O extends ArrayOptions = Record<never, never>>(
   items: S,
-  options: ArrayOptions = {},
-): Schema<Stored<S>[], Written<S>[], false> {
-  const { listType, mapKeys, ...rest } = options;
+  options?: O,
+): Schema<Stored<S>[], Written<S>[], DefaultFlag<O>> {
+  const { listType, mapKeys, default: defaultItems, ...rest } = options ?? {};
   return node({
     type: 'array',
     ...rest,
+    default: defaultItems ? [...defaultItems] : undefined,
     items: items.schema,
     'x-kubernetes-list-type': listType,
     'x-kubernetes-list-map-keys': mapKeys,
@@ -123,15 +133,20 @@ export function map<S extends AnySchema>(
   return node({ type: 'object', ...options, additionalProperties: values.schema }) as never;
 }
 
-/** An object kept as written, for values handed on to a chart unread. */
+/**
+ * An object kept as written, for values handed on unread (to a chart, or to a pod as a
+ * core/v1 structure such as Affinity, named by `T`).
+ */
 export function open(
   description: string,
-): Schema<Record<string, unknown>, Record<string, unknown>, false> {
+): Schema<Record<string, unknown>, Record<string, unknown>, false>;
+export function open<T extends object>(description: string): Schema<T, T, false>;
+export function open(description: string): AnySchema {
   return node({
     type: 'object',
     description,
     'x-kubernetes-preserve-unknown-fields': true,
-  }) as never;
+  });
 }
 
 type Properties = Record<string, AnySchema>;
@@ -182,6 +197,15 @@ export function object<
     'x-kubernetes-validations': validations,
   }) as never;
 }
+
+/**
+ * The same schema typed as `T`, narrower than what it infers: for values only the operator
+ * writes, and always whole (a condition always has its transition time).
+ */
+export const narrowed =
+  <T>() =>
+  <S extends AnySchema>(schema: S): Schema<T, T, HasDefault<S>> =>
+    schema as never;
 
 /** The same node with a description, which kubectl explain shows. */
 export function described<S extends AnySchema>(description: string, schema: S): S {

@@ -4,6 +4,8 @@ import {
   boolean,
   integer,
   map,
+  narrowed,
+  number,
   object,
   open,
   quantity,
@@ -100,5 +102,35 @@ describe('schema builder', () => {
     expect(JSON.stringify(template.schema)).not.toContain('"default"');
     expect(template.schema.properties!.mode.enum).toEqual(['fast', 'safe']);
     sameType<Stored<typeof template>, Written<typeof sample>>(true);
+  });
+
+  it('arrays take a default and a minimum length; a default makes them present when stored', () => {
+    const paths = object({ paths: array(string(), { default: ['/'], minItems: 1 }) });
+    expect(paths.schema.properties!.paths).toEqual({
+      type: 'array',
+      default: ['/'],
+      minItems: 1,
+      items: { type: 'string' },
+    });
+    sameType<Stored<typeof paths>, { paths: string[] }>(true);
+    sameType<Written<typeof paths>, { paths?: string[] }>(true);
+  });
+
+  it('number writes a JSON number with its bounds', () => {
+    const share = number({ minimum: 0, maximum: 100 });
+    expect(share.schema).toEqual({ type: 'number', minimum: 0, maximum: 100 });
+    sameType<Stored<typeof share>, number>(true);
+  });
+
+  it('open and narrowed change the type, never the schema', () => {
+    interface Affinity {
+      nodeAffinity?: object;
+    }
+    const affinity = open<Affinity>('core/v1 Affinity');
+    const phase = narrowed<'Running' | 'Failed'>()(string({ description: 'Phase.' }));
+    expect(affinity.schema).toEqual(open('core/v1 Affinity').schema);
+    expect(phase.schema).toEqual({ type: 'string', description: 'Phase.' });
+    sameType<Stored<typeof affinity>, Affinity>(true);
+    sameType<Written<typeof phase>, 'Running' | 'Failed'>(true);
   });
 });

@@ -12,7 +12,9 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  maxLength?: number;
   minItems?: number;
+  maxItems?: number;
   pattern?: string;
   nullable?: boolean;
   required?: string[];
