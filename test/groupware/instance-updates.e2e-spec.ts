@@ -18,6 +18,30 @@ const NS = 'gwi-updates';
 const imageTag = async (test: InstanceTest) =>
   ((await releaseOf(test, NS, 'team')).spec!.values as { image: { tag: string } }).image.tag;
 
+describe('GroupwareInstance: a version before the first install', () => {
+  let test: InstanceTest;
+
+  beforeAll(async () => {
+    test = await startInstanceTest();
+  });
+
+  afterAll(async () => {
+    await test.close();
+  });
+
+  it('may be corrected to any known version while nothing is installed', async () => {
+    await createInstance(test, NS, 'typo', { version: '31' });
+    await waitForPhase(test, NS, 'typo', 'Creating');
+    await updateSpec(test, NS, 'typo', (spec) => ({ ...spec, version: '29' }));
+    const corrected = await eventually(
+      () => instanceOf(test.server, NS, 'typo'),
+      (instance) => instance?.status?.versionResolution?.resolvedVersion === '29.0.16',
+      { what: 'the corrected version' },
+    );
+    expect(conditionOf(corrected, 'UpgradeBlocked')).toBeUndefined();
+  });
+});
+
 describe('GroupwareInstance: spec changes, upgrades and release failures', () => {
   let test: InstanceTest;
 

@@ -12,11 +12,7 @@ import {
   writeStatus,
 } from '@platform/kube';
 import { GroupwareKindRefs } from '../crds/definitions.js';
-import type {
-  GroupwareInstance,
-  GroupwareInstanceStatus,
-  GroupwareProfile,
-} from '../crds/types.js';
+import type { GroupwareInstance, GroupwareProfile } from '../crds/types.js';
 import { ensureAdminSecret } from './admin-secret.js';
 import { applyApps } from './app-jobs.js';
 import { cleanUpBackupData, syncDataBackup } from './data-backup-sync.js';
@@ -34,7 +30,7 @@ import {
 } from './instance-status.js';
 import { specProblem } from './instance-validation.js';
 import { databaseState, type PostgresCluster, postgresCluster } from './managed-database.js';
-import { resolveVersion, upgradeProblem, type VersionResolution } from './version-resolution.js';
+import { chooseVersion, type VersionChoice, type VersionResolution } from './version-resolution.js';
 
 const InstanceKind = GroupwareKindRefs.GroupwareInstance;
 const PROFILE_RECHECK_MS = 60_000;
@@ -84,7 +80,13 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
       // Profiles are not watched: look again for one that may have been created since.
       return problem.field === 'spec.profile' ? { requeueAfterMs: PROFILE_RECHECK_MS } : undefined;
     }
-    const version = chooseVersion(instance.spec!.version, instance.status);
+    const installed = wasInstalled(
+      context
+        .cache<HelmRelease>(ThirdPartyKinds.HelmRelease)
+        .get(instance.metadata.namespace, instance.metadata.name!),
+    );
+    const running = installed ? instance.status?.versionResolution : undefined;
+    const version = chooseVersion(instance.spec!.version, running);
     const { cluster, release } = await applyChildren(context, instance, profile, version);
     const observation = observe(cluster, release, version);
     let requeueAfterMs: number | undefined;
@@ -177,24 +179,6 @@ export class GroupwareInstanceReconciler implements Reconciler<GroupwareInstance
       );
     }
   }
-}
-
-interface VersionChoice {
-  /** What the release runs: the wanted version, or the running one when the change is refused. */
-  resolution: VersionResolution;
-  blocked?: string;
-}
-
-/** The wanted version unless it skips a major or goes back from the one running. */
-export function chooseVersion(
-  requested: string,
-  status: GroupwareInstanceStatus | undefined,
-): VersionChoice {
-  const wanted = resolveVersion(requested)!;
-  const running = status?.versionResolution as VersionResolution | undefined;
-  if (!running?.resolvedVersion) return { resolution: wanted };
-  const blocked = upgradeProblem(running.resolvedVersion, wanted.resolvedVersion);
-  return blocked ? { resolution: running, blocked } : { resolution: wanted };
 }
 
 async function readProfile(

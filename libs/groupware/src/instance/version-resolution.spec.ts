@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { compareVersions, resolveVersion, upgradeProblem } from './version-resolution.js';
+import {
+  chooseVersion,
+  compareVersions,
+  resolveVersion,
+  upgradeProblem,
+} from './version-resolution.js';
 
 describe('Version resolution', () => {
   it('resolves a major to its newest known patch and chart', () => {
@@ -42,5 +47,15 @@ describe('Version resolution', () => {
     expect(upgradeProblem('30.0.17', '29.0.16')).toBe(
       'spec.version: downgrade from 30.0.17 to 29.0.16 refused; the instance keeps running 30.0.17',
     );
+  });
+
+  it('keeps the running version when the wanted one is refused, and goes anywhere before an install', () => {
+    const running = resolveVersion('29')!;
+    expect(chooseVersion('30', running)).toEqual({ resolution: resolveVersion('30') });
+    expect(chooseVersion('31', running)).toEqual({
+      resolution: running,
+      blocked: upgradeProblem('29.0.16', '31.0.9'),
+    });
+    expect(chooseVersion('28', undefined)).toEqual({ resolution: resolveVersion('28') });
   });
 });

@@ -76,3 +76,25 @@ export function upgradeProblem(running: string, wanted: string): string | undefi
   }
   return undefined;
 }
+
+export interface VersionChoice {
+  /** What the release runs: the wanted version, or the running one when the change is refused. */
+  resolution: VersionResolution;
+  /** Why the wanted version is refused. */
+  blocked?: string;
+}
+
+/**
+ * The wanted version unless it skips a major or goes back from the one running. `running` is
+ * the resolution of a release Helm installed; before any install, every known version goes
+ * (a mistyped first version can be corrected).
+ */
+export function chooseVersion(
+  requested: string,
+  running: Partial<VersionResolution> | undefined,
+): VersionChoice {
+  const wanted = resolveVersion(requested)!;
+  if (!running?.resolvedVersion) return { resolution: wanted };
+  const blocked = upgradeProblem(running.resolvedVersion, wanted.resolvedVersion);
+  return blocked ? { resolution: running as VersionResolution, blocked } : { resolution: wanted };
+}
