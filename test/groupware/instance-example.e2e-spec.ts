@@ -5,6 +5,7 @@ import { occJobName } from '@platform/groupware';
 import { CoreKinds, type KubeObject, ThirdPartyKinds } from '@platform/kube';
 import { eventually } from '@platform/testing';
 import { parse } from 'yaml';
+import { RESYNC_PERIOD_SECONDS } from './support.js';
 import {
   type InstanceTest,
   InstanceKind,
@@ -80,5 +81,12 @@ describe('The chart’s sample GroupwareInstance', () => {
     await eventually(() =>
       get(CoreKinds.Job, occJobName('team-cloud', [['app:enable', 'calendar']])),
     );
+  });
+
+  it('writes nothing over a resync while its first apps Job runs', async () => {
+    await test.operator.settled();
+    test.server.clearRequests();
+    await test.operator.advance({ seconds: RESYNC_PERIOD_SECONDS + 1 });
+    expect(test.server.mutations()).toBe(0);
   });
 });
