@@ -19,6 +19,7 @@ import {
   RESYNC_PERIOD_SECONDS,
   startGroupwareApiServer,
   startGroupwareOperator,
+  WITHOUT_INSTANCE_RECONCILER,
 } from './support.js';
 
 describe('GroupwarePool: warm instances, refill and shrink', () => {
@@ -29,7 +30,7 @@ describe('GroupwarePool: warm instances, refill and shrink', () => {
   beforeAll(async () => {
     server = await startGroupwareApiServer();
     api = KubeClient.fromKubeConfig(server.kubeConfig());
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
   });
 
   afterAll(async () => {

@@ -10,6 +10,7 @@ import {
   RESYNC_PERIOD_SECONDS,
   startGroupwareApiServer,
   startGroupwareOperator,
+  WITHOUT_INSTANCE_RECONCILER,
 } from './support.js';
 
 describe('GroupwareProfile: instance count and the in-use finalizer', () => {
@@ -20,7 +21,7 @@ describe('GroupwareProfile: instance count and the in-use finalizer', () => {
   beforeAll(async () => {
     server = await startGroupwareApiServer();
     api = KubeClient.fromKubeConfig(server.kubeConfig());
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
   });
 
   afterAll(async () => {

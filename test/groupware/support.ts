@@ -1,8 +1,19 @@
-import type { INestApplication, Provider } from '@nestjs/common';
+import type { INestApplication, Provider, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Clock, JsonLogger, loadConfig } from '@platform/core';
-import { groupwareCrds, GroupwareOperatorModule } from '@platform/groupware';
-import { KubeClient, type KubeObject, OperatorModule, OperatorRuntime } from '@platform/kube';
+import {
+  GROUPWARE_RECONCILERS,
+  groupwareCrds,
+  GroupwareInstanceReconciler,
+  GroupwareOperatorModule,
+} from '@platform/groupware';
+import {
+  KubeClient,
+  type KubeObject,
+  OperatorModule,
+  OperatorRuntime,
+  type Reconciler,
+} from '@platform/kube';
 import { FakeClock, FakeKubeApiServer, THIRD_PARTY_CRDS } from '@platform/testing';
 import supertest from 'supertest';
 
@@ -47,7 +58,17 @@ export const OPERATOR_CLOCK_START = '2024-05-03T06:00:00Z';
 export interface GroupwareOperatorOptions {
   clock?: FakeClock;
   providers?: Provider[];
+  /** The reconcilers to run (default all); tests leave out those whose part they play. */
+  reconcilers?: Type<Reconciler>[];
 }
+
+/**
+ * Every reconciler but the GroupwareInstance one, for tests that play its part by writing
+ * instance status themselves.
+ */
+export const WITHOUT_INSTANCE_RECONCILER = GROUPWARE_RECONCILERS.filter(
+  (reconciler) => reconciler !== GroupwareInstanceReconciler,
+);
 
 /**
  * The groupware operator, in-process, as apps/groupware-operator composes it: probes,
@@ -75,6 +96,7 @@ export async function startGroupwareOperator(
       OperatorModule.forRoot(config, [
         GroupwareOperatorModule.forRoot({
           providers: [{ provide: KubeClient, useValue: client }, ...(options.providers ?? [])],
+          reconcilers: options.reconcilers,
           timing: { clockCheckMs: 20, retryBaseMs: 50, retryMaxMs: 1000 },
         }),
       ]),

@@ -6,6 +6,7 @@ import {
   type GroupwareOperator,
   startGroupwareApiServer,
   startGroupwareOperator,
+  WITHOUT_INSTANCE_RECONCILER,
 } from './support.js';
 import {
   finishJob,
@@ -50,7 +51,7 @@ describe('RecordingServer registration', () => {
 
   beforeEach(async () => {
     server = await startGroupwareApiServer();
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
     putSharedSecret(server, 'recording', SHARED_SECRET, 'token');
     putInstance(server, 'team-a', 'alpha', { spreed: true });
     putInstance(server, 'team-b', 'beta', { spreed: true });

@@ -8,6 +8,7 @@ import {
   RESYNC_PERIOD_SECONDS,
   startGroupwareApiServer,
   startGroupwareOperator,
+  WITHOUT_INSTANCE_RECONCILER,
 } from './support.js';
 import {
   finishJob,
@@ -98,7 +99,7 @@ describe('SignalingServer registration', () => {
 
   beforeEach(async () => {
     server = await startGroupwareApiServer();
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
     client = operator.client;
     putSharedSecret(server, 'hpb-secret', SHARED_SECRET);
   });

@@ -21,6 +21,7 @@ import {
   groupwareObject,
   startGroupwareApiServer,
   startGroupwareOperator,
+  WITHOUT_INSTANCE_RECONCILER,
 } from './support.js';
 
 /*
@@ -40,7 +41,7 @@ describe('Groupware claims under concurrency', () => {
   beforeAll(async () => {
     server = await startGroupwareApiServer();
     api = KubeClient.fromKubeConfig(server.kubeConfig());
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
     await createPool(
       api,
       'rush',
@@ -130,7 +131,7 @@ describe('Groupware claim against a stale cache', () => {
   beforeAll(async () => {
     server = await startGroupwareApiServer();
     api = KubeClient.fromKubeConfig(server.kubeConfig());
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
     await createPool(
       api,
       'stale',

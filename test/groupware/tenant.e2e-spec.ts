@@ -24,6 +24,7 @@ import {
   RESYNC_PERIOD_SECONDS,
   startGroupwareApiServer,
   startGroupwareOperator,
+  WITHOUT_INSTANCE_RECONCILER,
 } from './support.js';
 
 describe('Groupware: claiming a pooled instance or creating one, status and deletion', () => {
@@ -34,7 +35,7 @@ describe('Groupware: claiming a pooled instance or creating one, status and dele
   beforeAll(async () => {
     server = await startGroupwareApiServer();
     api = KubeClient.fromKubeConfig(server.kubeConfig());
-    operator = await startGroupwareOperator(server);
+    operator = await startGroupwareOperator(server, { reconcilers: WITHOUT_INSTANCE_RECONCILER });
     await createPool(
       api,
       'standard-eu',

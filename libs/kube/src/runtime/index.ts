@@ -1,4 +1,5 @@
 export * from './cluster-access.js';
+export * from './event-recorder.js';
 export * from './informer.js';
 export * from './informer-group.js';
 export * from './kinds.js';
