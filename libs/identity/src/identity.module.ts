@@ -32,6 +32,8 @@ import { PasswordsController } from './passwords/passwords.controller.js';
 import { LegalRepository } from './signup/legal.repository.js';
 import { SignupController } from './signup/signup.controller.js';
 import { SignupService } from './signup/signup.service.js';
+import { LoginOriginsRepository } from './security/login-origins.repository.js';
+import { SecurityNotices } from './security/security-notices.js';
 import { TokensController } from './tokens/tokens.controller.js';
 import { TokensRepository } from './tokens/tokens.repository.js';
 import { TokensService } from './tokens/tokens.service.js';
@@ -83,6 +85,8 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     InviteeSessions,
     AccessPolicyVerifier,
     ProjectReadAhead,
+    LoginOriginsRepository,
+    SecurityNotices,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [
@@ -95,6 +99,7 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     SessionTokens,
     CredentialVerifier,
     ProjectReadAhead,
+    SecurityNotices,
   ],
 })
 export class IdentityModule {}

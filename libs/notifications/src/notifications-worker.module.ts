@@ -7,16 +7,25 @@ import { NotificationDeliveriesRepository } from './channels/notification-delive
 import { DigestProcessor } from './digest/digest.processor.js';
 import { DigestRepository } from './digest/digest.repository.js';
 import { NOTIFICATION_ENTITIES } from './entities.js';
+import { NotifyModule } from './notify/notify.module.js';
+import { RecipientsRepository } from './notify/recipients.repository.js';
+import { SecurityNoticeProcessor } from './security/security-notice.processor.js';
 
-/** Worker side of notifications: e-mail, texts and calls, digests and held e-mail. */
+/**
+ * Worker side of notifications: e-mail, texts and calls, digests and held e-mail, and the
+ * security notices identity enqueues.
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature(NOTIFICATION_ENTITIES),
     MailerModule,
     MailModule,
     ChannelsModule,
+    NotifyModule,
   ],
   providers: [
+    RecipientsRepository,
+    SecurityNoticeProcessor,
     DigestRepository,
     DigestProcessor,
     NotificationDeliveriesRepository,

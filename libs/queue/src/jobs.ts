@@ -23,7 +23,21 @@ export enum JobName {
   OrganizationWebhookDeliver = 'organization-webhooks.deliver',
   OrganizationWebhooksPrune = 'organization-webhooks.prune',
   OpenStackServerWatch = 'openstack.server-watch',
+  SecurityNotice = 'notifications.security-notice',
 }
+
+/** What a security notification tells an account (its `event_type`). */
+export type SecurityEvent =
+  | 'login_from_new_origin'
+  | 'password_changed'
+  | 'password_reset'
+  | 'token_created'
+  | 'token_revoked'
+  | 'email_changed'
+  | 'phone_changed'
+  | 'phone_removed'
+  | 'membership_role_changed'
+  | 'account_locked';
 
 export interface JobPayloads extends Record<JobName, unknown> {
   /**
@@ -89,6 +103,24 @@ export interface JobPayloads extends Record<JobName, unknown> {
    * (one Nova list per Keystone project) and tells `server.active` for those that are up.
    */
   [JobName.OpenStackServerWatch]: Record<string, never>;
+  /**
+   * One security notification (category `security`) to `accountId`, and to the organization's
+   * admins when `organizationAdmins` is set. `noticeId` names it, so a retried job notifies
+   * nobody twice. `at` (ISO 8601), `address` and `userAgent` say when and from where; `link` is
+   * the page to look at; `details` the facts of the event. Never a secret.
+   */
+  [JobName.SecurityNotice]: {
+    noticeId: string;
+    event: SecurityEvent;
+    accountId: string;
+    organizationId: string | null;
+    organizationAdmins?: boolean;
+    at: string;
+    address: string | null;
+    userAgent: string | null;
+    link: string;
+    details: Record<string, string | number | boolean | null>;
+  };
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -109,6 +141,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.OrganizationWebhookDeliver]: QueueName.Deliveries,
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
   [JobName.OpenStackServerWatch]: QueueName.Maintenance,
+  [JobName.SecurityNotice]: QueueName.Deliveries,
 };
 
 /** A job as a typed union: the name decides the payload. */
