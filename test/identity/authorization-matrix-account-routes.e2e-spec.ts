@@ -52,6 +52,10 @@ const TOKEN_NEEDS: Record<string, string> = {
   'DELETE /accounts/me/phone': 'session',
   'POST /broadcasts/:id/dismiss': 'session',
   'POST /admin/broadcasts': 'session',
+  'POST /admin/platform_incidents': 'session',
+  'GET /admin/platform_incidents': 'session',
+  'GET /admin/platform_incidents/:id': 'session',
+  'PATCH /admin/platform_incidents/:id': 'session',
   'POST /accounts/me/password': 'session',
 };
 

@@ -24,6 +24,8 @@ export enum JobName {
   OrganizationWebhooksPrune = 'organization-webhooks.prune',
   OpenStackServerWatch = 'openstack.server-watch',
   SecurityNotice = 'notifications.security-notice',
+  FanOutPage = 'notifications.fan-out-page',
+  FanOutSweep = 'notifications.fan-out-sweep',
 }
 
 /** What a security notification tells an account (its `event_type`). */
@@ -121,6 +123,14 @@ export interface JobPayloads extends Record<JobName, unknown> {
     link: string;
     details: Record<string, string | number | boolean | null>;
   };
+  /**
+   * Notifies the next page of a fan-out shard's accounts: those after `after` (null: from the
+   * start of its range). Runs only while the shard's stored cursor is `after`, so a page queued
+   * twice runs once.
+   */
+  [JobName.FanOutPage]: { shardId: string; after: string | null };
+  /** Every 30 seconds: queues the next page of every unfinished fan-out shard (resumption). */
+  [JobName.FanOutSweep]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -142,6 +152,8 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
   [JobName.OpenStackServerWatch]: QueueName.Maintenance,
   [JobName.SecurityNotice]: QueueName.Deliveries,
+  [JobName.FanOutPage]: QueueName.FanOuts,
+  [JobName.FanOutSweep]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

@@ -21,7 +21,7 @@ import {
   PLATFORM_ADMIN_ERROR,
   type Principal,
 } from '@platform/identity';
-import type { Broadcast, NotificationAbsence } from '../entities.js';
+import type { NotificationAbsence } from '../entities.js';
 import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
 import {
   AbsenceResponseDto,
@@ -33,7 +33,7 @@ import {
   UnreadCountResponseDto,
 } from '../notifications.openapi.js';
 import { AbsencesRepository } from './absences.repository.js';
-import { BroadcastsRepository } from './broadcasts.repository.js';
+import { type BannerRow, BroadcastsRepository } from './broadcasts.repository.js';
 import { CreateAbsenceBody, CreateBroadcastBody } from './center.dto.js';
 import { NotificationCenterService } from './center.service.js';
 
@@ -67,7 +67,7 @@ const absenceView = (a: NotificationAbsence): AbsenceResponseDto => ({
   created_at: a.createdAt,
 });
 
-const broadcastView = (b: Broadcast): BroadcastResponseDto => ({
+const broadcastView = (b: BannerRow): BroadcastResponseDto => ({
   id: b.id,
   title: b.title,
   body: b.body,
