@@ -228,4 +228,44 @@ describe('platform incidents', () => {
       await queue.resume();
     }
   });
+
+  it('gives every account one broadcast notification per published broadcast, in-app only', async () => {
+    t.clock.set('2026-11-26T12:00:00Z');
+    const res = await t
+      .request()
+      .post('/admin/broadcasts')
+      .set(bearer(adminJwt))
+      .send({ title: 'Maintenance', body: 'Sunday 02:00 UTC', severity: 'notice', banner: false })
+      .expect(201);
+    const broadcastId = res.body.data.id as string;
+    await fannedOut(broadcastId);
+    for (const who of [ada, bo, cy, { jwt: adminJwt }]) {
+      const all = await t.request().get('/notifications?limit=100').set(bearer(who.jwt));
+      const notices = (all.body.data as NotificationView[]).filter(
+        (n) => n.category === 'broadcast',
+      );
+      expect(notices).toEqual([
+        expect.objectContaining({
+          event_type: 'published',
+          organization_id: null,
+          payload: {
+            broadcast_id: broadcastId,
+            title: 'Maintenance',
+            body: 'Sunday 02:00 UTC',
+            severity: 'notice',
+            published_at: '2026-11-26T12:00:00.000Z',
+          },
+        }),
+      ]);
+    }
+    // The category's only channel is in-app, and nobody can turn it off.
+    expect(t.sink.messages.filter((m) => m.subject === 'Maintenance')).toEqual([]);
+    const refused = await t
+      .request()
+      .patch('/notification_preferences')
+      .set(bearer(ada.jwt))
+      .send({ preferences: [{ category_key: 'broadcast', channel: 'in_app', enabled: false }] })
+      .expect(422);
+    expect(refused.body.code).toBe('unprocessable_entity');
+  });
 });

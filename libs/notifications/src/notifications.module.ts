@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AbsencesRepository } from './center/absences.repository.js';
 import { BroadcastsRepository } from './center/broadcasts.repository.js';
+import { BroadcastsService } from './center/broadcasts.service.js';
 import { NotificationCenterController } from './center/center.controller.js';
 import { NotificationCenterService } from './center/center.service.js';
 import { PreferencesController } from './center/preferences.controller.js';
@@ -40,6 +41,7 @@ import { RealtimeModule } from './realtime/realtime.module.js';
     PreferencesRepository,
     AbsencesRepository,
     BroadcastsRepository,
+    BroadcastsService,
     FanOutRepository,
     FanOuts,
     PlatformIncidentsRepository,

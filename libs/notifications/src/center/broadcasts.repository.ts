@@ -15,11 +15,6 @@ export type BannerRow = Pick<
 export class BroadcastsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  create(fields: Omit<Broadcast, 'id'>): Promise<Broadcast> {
-    const repository = this.dataSource.getRepository(Broadcast);
-    return repository.save(repository.create(fields));
-  }
-
   find(id: string): Promise<Broadcast | null> {
     return this.dataSource.getRepository(Broadcast).findOneBy({ id });
   }
