@@ -26,6 +26,7 @@ export enum JobName {
   SecurityNotice = 'notifications.security-notice',
   FanOutPage = 'notifications.fan-out-page',
   FanOutSweep = 'notifications.fan-out-sweep',
+  ObjectStorageUsageCheck = 'object-storage.usage-check',
 }
 
 /** What a security notification tells an account (its `event_type`). */
@@ -131,6 +132,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
   [JobName.FanOutPage]: { shardId: string; after: string | null };
   /** Every 30 seconds: queues the next page of every unfinished fan-out shard (resumption). */
   [JobName.FanOutSweep]: Record<string, never>;
+  /**
+   * Every 15 minutes: each RGW user's usage against its enabled quota; a rise past 80 % or
+   * 100 % notifies the organization's admins once per crossing.
+   */
+  [JobName.ObjectStorageUsageCheck]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -154,6 +160,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.SecurityNotice]: QueueName.Deliveries,
   [JobName.FanOutPage]: QueueName.FanOuts,
   [JobName.FanOutSweep]: QueueName.Maintenance,
+  [JobName.ObjectStorageUsageCheck]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */
