@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecurityNotices } from '@platform/identity';
+import { QUEUE_REDIS } from '@platform/queue';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
 import { eventually, FakeTwilio, type ReceivedMail, type TwilioRequest } from '@platform/testing';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import {
@@ -187,7 +190,15 @@ describe('security notifications', () => {
 
   it('tells the owner that a token was created and revoked, never its value', async () => {
     const di = await newAccount();
-    const raw = await mintToken(t, di.jwt, ['projects:read']);
+    const minted = await t
+      .request()
+      .post(`/tokens?organization_id=${di.organizationId}`)
+      .set(bearer(di.jwt))
+      .set('X-Forwarded-For', ADDRESS)
+      .set('User-Agent', AGENT)
+      .send({ token: { name: 'deploy', scopes: ['projects:read'] } })
+      .expect(201);
+    const raw = minted.body.data.token as string;
     const [created] = await notified(di.jwt, 1);
     const tokens = await t
       .request()
@@ -201,13 +212,16 @@ describe('security notifications', () => {
     });
     const tokenFacts = {
       token_id: tokenId,
-      token_name: 'token projects:read',
+      token_name: 'deploy',
       kind: 'api',
       actor_id: di.accountId,
     };
-    expect(created.payload).toMatchObject({
+    const link = `${publicUrl}/tokens?organization_id=${di.organizationId}`;
+    expect(created.payload).toEqual({
       event: 'token_created',
-      link: `${publicUrl}/tokens?organization_id=${di.organizationId}`,
+      occurred_at: t.clock.now().toISOString(),
+      ...origin(),
+      link,
       ...tokenFacts,
     });
     expectNoSecret(created, await mailTo(di, 'An API token was created'), [raw]);
@@ -217,10 +231,18 @@ describe('security notifications', () => {
       .request()
       .delete(`/tokens/${tokenId}?organization_id=${di.organizationId}`)
       .set(bearer(di.jwt))
+      .set('X-Forwarded-For', ADDRESS)
+      .set('User-Agent', AGENT)
       .expect(204);
     const list = await notified(di.jwt, 2);
     expect(list[0].event_type).toBe('token_revoked');
-    expect(list[0].payload).toMatchObject({ event: 'token_revoked', ...tokenFacts });
+    expect(list[0].payload).toEqual({
+      event: 'token_revoked',
+      occurred_at: t.clock.now().toISOString(),
+      ...origin(),
+      link,
+      ...tokenFacts,
+    });
     expectNoSecret(list[0], await mailTo(di, 'An API token was revoked'), [raw]);
   });
 
@@ -233,10 +255,14 @@ describe('security notifications', () => {
       .request()
       .patch(`/memberships/${membershipId}?organization_id=${admin.organizationId}`)
       .set(bearer(admin.jwt))
+      .set('X-Forwarded-For', ADDRESS)
+      .set('User-Agent', AGENT)
       .send({ role: 'developer' })
       .expect(200);
     const expected = {
       event: 'membership_role_changed',
+      occurred_at: t.clock.now().toISOString(),
+      ...origin(),
       link: `${publicUrl}/memberships/${membershipId}?organization_id=${admin.organizationId}`,
       membership_id: membershipId,
       member_account_id: member.accountId,
@@ -249,7 +275,7 @@ describe('security notifications', () => {
         (x) => x.event_type === 'membership_role_changed',
       );
       expect(notice).toMatchObject({ organization_id: admin.organizationId });
-      expect(notice.payload).toMatchObject(expected);
+      expect(notice.payload).toEqual(expected);
     }
     // Permissions alone changing is no role change.
     await t
@@ -350,5 +376,37 @@ describe('security notifications', () => {
     // Removing no number tells nothing.
     await t.request().delete('/accounts/me/phone').set(bearer(fy.jwt)).expect(204);
     expect(await securityNotifications(fy.jwt)).toHaveLength(2);
+  });
+});
+
+describe('security notifications while the queue is unreachable', () => {
+  let t: MailingTestApp;
+
+  beforeAll(async () => {
+    t = await createMailingApiTestApp({ config: { trustedProxies: ['loopback'] } });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('still logs the account in; the notice is lost, not the login', async () => {
+    const gus = await createAccount(t, t.sink, 'gus@security.example');
+    // The queues' own connection goes away for good; the login throttle's stays.
+    t.get<Redis>(QUEUE_REDIS).disconnect();
+    await t
+      .request()
+      .post('/login')
+      .set('X-Forwarded-For', ADDRESS)
+      .set('User-Agent', AGENT)
+      .send({ login: gus.login, password: PASSWORD })
+      .expect(200);
+    await t.get(SecurityNotices).settled();
+    const rows: unknown[] = await t
+      .get(DataSource)
+      .query(`SELECT 1 FROM notification WHERE account_id = $1`, [gus.accountId]);
+    expect(rows).toEqual([]);
+    // Back, so the app closes its queues as usual.
+    await t.get<Redis>(QUEUE_REDIS).connect();
   });
 });
