@@ -40,7 +40,10 @@ import { TokensService } from './tokens/tokens.service.js';
 
 /**
  * Axis A: accounts, sessions and passwords, organizations, projects, memberships, tokens,
- * invitations, and the global AccessGuard that every route passes.
+ * invitations, and the global AccessGuard that every route passes. Security events (new login
+ * origins, password, token, phone and role changes, locked logins) are told to the accounts
+ * through SecurityNotices: a queued job that the notifications worker delivers, since the
+ * notifications library depends on this one.
  */
 import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
 

@@ -3,11 +3,15 @@ import { JobName, JobQueue, type JobPayloads } from '@platform/queue';
 import type { EntityManager } from 'typeorm';
 import { type FanOutKind, FanOutRepository } from './fan-out.repository.js';
 
-/** A page is one attempt at a time; the sweep queues it again if it keeps failing. */
+/**
+ * A page is retried with backoff; one that keeps failing is dropped rather than kept, since a
+ * kept job's id would refuse the sweep's next try of the same page.
+ */
 export const FAN_OUT_PAGE_JOB_OPTIONS = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 2000 },
   removeOnComplete: true,
+  removeOnFail: true,
 };
 
 /** One job id per page of a shard, so a page queued twice while the first waits is one job. */
