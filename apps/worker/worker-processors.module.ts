@@ -3,6 +3,7 @@ import { AlertingWorkerModule } from '@platform/alerting';
 import { EscalationWorkerModule } from '@platform/escalation';
 import { MailerModule } from '@platform/mail';
 import { NotificationsWorkerModule } from '@platform/notifications';
+import { ObjectStorageWorkerModule } from '@platform/object-storage';
 import { OpenStackWorkerModule } from '@platform/openstack';
 import { WebhooksWorkerModule } from '@platform/webhooks';
 
@@ -18,6 +19,7 @@ import { WebhooksWorkerModule } from '@platform/webhooks';
     EscalationWorkerModule,
     WebhooksWorkerModule,
     OpenStackWorkerModule,
+    ObjectStorageWorkerModule,
   ],
 })
 export class WorkerProcessorsModule {}

@@ -53,6 +53,10 @@ const TOKEN_NEEDS: Record<string, string> = {
   'POST /broadcasts/:id/dismiss': 'session',
   'POST /admin/broadcasts': 'session',
   'POST /organizations': 'session',
+  'POST /admin/platform_incidents': 'session',
+  'GET /admin/platform_incidents': 'session',
+  'GET /admin/platform_incidents/:id': 'session',
+  'PATCH /admin/platform_incidents/:id': 'session',
   'POST /accounts/me/password': 'session',
 };
 

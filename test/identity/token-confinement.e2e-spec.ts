@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AccountsRepository, MembershipsRepository, SCOPE_RESOURCES } from '@platform/identity';
 import { NotificationCenterRepository } from '@platform/notifications';
+import { eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { bearer, createAccount, mintToken, type TestAccount } from '../support/identity.js';
@@ -67,6 +68,17 @@ describe('static tokens confined to their organization on account-wide routes', 
     ofNone = await seed(null, 'billing');
     dnsOnlyB = await mintToken(t, ada.jwt, ['dns:read'], `?organization_id=${orgB}`);
     everythingB = await mintToken(t, ada.jwt, EVERY_SCOPE, `?organization_id=${orgB}`);
+    // Minting told Ada twice (security notices in organization B, written by the worker); this
+    // file counts only the notifications it seeded.
+    const minted = `SELECT id FROM notification WHERE account_id = $1 AND category_key = 'security'`;
+    await eventually(
+      () => t.get(DataSource).query(minted, [ada.accountId]),
+      (rows: unknown[]) => rows.length === 2,
+      'the token notices',
+    );
+    await t
+      .get(DataSource)
+      .query(`DELETE FROM notification WHERE id IN (${minted})`, [ada.accountId]);
   });
 
   afterAll(async () => {
@@ -268,6 +280,18 @@ describe('static tokens confined to their organization on account-wide routes', 
       .expect(403);
     expect(refused.body.code).toBe('interactive_session_required');
     await t.request().post('/admin/broadcasts').set(bearer(bob.jwt)).send(body).expect(201);
+    // Every account is notified of it (of no organization), by the worker.
+    await eventually(
+      () =>
+        t
+          .get(DataSource)
+          .query(
+            `SELECT 1 FROM notification WHERE account_id = $1 AND category_key = 'broadcast'`,
+            [ada.accountId],
+          ),
+      (rows: unknown[]) => rows.length === 1,
+      "Ada's broadcast notification",
+    );
     // Reading the platform's banners is the same in every organization.
     const active = await get('/broadcasts/active', everythingB).expect(200);
     expect((active.body.data as Array<{ title: string }>).map((b) => b.title)).toEqual([

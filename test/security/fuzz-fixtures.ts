@@ -146,6 +146,11 @@ export async function createFuzzFixtures(t: MailingTestApp): Promise<FuzzFixture
         { title: 'fuzz', body: 'fuzz', severity: 'info', banner: true },
         adminJwt,
       ),
+      platform_incidents: await post(
+        '/admin/platform_incidents',
+        { title: 'fuzz', body: 'fuzz', severity: 'info', affected_features: ['dns'] },
+        adminJwt,
+      ),
     },
     named: {
       account_id: owner.accountId,

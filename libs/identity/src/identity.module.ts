@@ -33,13 +33,18 @@ import { PasswordsController } from './passwords/passwords.controller.js';
 import { LegalRepository } from './signup/legal.repository.js';
 import { SignupController } from './signup/signup.controller.js';
 import { SignupService } from './signup/signup.service.js';
+import { LoginOriginsRepository } from './security/login-origins.repository.js';
+import { SecurityNotices } from './security/security-notices.js';
 import { TokensController } from './tokens/tokens.controller.js';
 import { TokensRepository } from './tokens/tokens.repository.js';
 import { TokensService } from './tokens/tokens.service.js';
 
 /**
  * Axis A: accounts, sessions and passwords, organizations, projects, memberships, tokens,
- * invitations, and the global AccessGuard that every route passes.
+ * invitations, and the global AccessGuard that every route passes. Security events (new login
+ * origins, password, token, phone and role changes, locked logins) are told to the accounts
+ * through SecurityNotices: a queued job that the notifications worker delivers, since the
+ * notifications library depends on this one.
  */
 import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
 
@@ -84,6 +89,8 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     InviteeSessions,
     AccessPolicyVerifier,
     ProjectReadAhead,
+    LoginOriginsRepository,
+    SecurityNotices,
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
@@ -97,6 +104,7 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     SessionTokens,
     CredentialVerifier,
     ProjectReadAhead,
+    SecurityNotices,
   ],
 })
 export class IdentityModule {}

@@ -27,3 +27,4 @@ export * from './accounts/platform-admin.startup.js';
 export { projectView } from './organizations/organizations.service.js';
 export * from './tables.js';
 export * from './migrations/index.js';
+export * from './security/security-notices.js';

@@ -13,3 +13,7 @@ export * from './notify/notify.module.js';
 export * from './channels/index.js';
 export * from './tables.js';
 export * from './migrations/index.js';
+export * from './fan-out/fan-out.processor.js';
+export * from './fan-out/fan-out.repository.js';
+export * from './incidents/platform-incidents.repository.js';
+export * from './security/security-notice.processor.js';

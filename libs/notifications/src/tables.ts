@@ -10,9 +10,11 @@ export const NOTIFICATIONS_TABLES: TableOwnership = {
     'notification_absence',
     'notification_category',
     'notification_delivery',
+    'notification_fanout',
     'notification_preference',
     'notification_schedule',
     'pending_email',
     'phone_verification',
+    'platform_incident',
   ],
 };

@@ -5,3 +5,5 @@ export * from './migrations/index.js';
 export * from './object-storage.module.js';
 export * from './tables.js';
 export * from './tenancy.js';
+export * from './object-storage-worker.module.js';
+export * from './usage/usage-check.processor.js';

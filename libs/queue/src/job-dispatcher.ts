@@ -29,6 +29,7 @@ export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
   // spread over every worker instead of piled on the one that fetched first.
   [QueueName.Pages]: 3,
   [QueueName.PageSends]: 3,
+  [QueueName.FanOuts]: 2,
 };
 const DEFAULT_CONCURRENCY = 10;
 /** A job that failed because a dependency is down is tried again this much later, unpenalized. */

@@ -24,7 +24,24 @@ export enum JobName {
   OrganizationWebhooksPrune = 'organization-webhooks.prune',
   OpenStackServerWatch = 'openstack.server-watch',
   HeartbeatSweep = 'alerts.heartbeat-sweep',
+  SecurityNotice = 'notifications.security-notice',
+  FanOutPage = 'notifications.fan-out-page',
+  FanOutSweep = 'notifications.fan-out-sweep',
+  ObjectStorageUsageCheck = 'object-storage.usage-check',
 }
+
+/** What a security notification tells an account (its `event_type`). */
+export type SecurityEvent =
+  | 'login_from_new_origin'
+  | 'password_changed'
+  | 'password_reset'
+  | 'token_created'
+  | 'token_revoked'
+  | 'email_changed'
+  | 'phone_changed'
+  | 'phone_removed'
+  | 'membership_role_changed'
+  | 'account_locked';
 
 export interface JobPayloads extends Record<JobName, unknown> {
   /**
@@ -95,6 +112,37 @@ export interface JobPayloads extends Record<JobName, unknown> {
    * plus grace) down and fires their alerts.
    */
   [JobName.HeartbeatSweep]: Record<string, never>;
+  /**
+   * One security notification (category `security`) to `accountId`, and to the organization's
+   * admins when `organizationAdmins` is set. `noticeId` names it, so a retried job notifies
+   * nobody twice. `at` (ISO 8601), `address` and `userAgent` say when and from where; `link` is
+   * the page to look at; `details` the facts of the event. Never a secret.
+   */
+  [JobName.SecurityNotice]: {
+    noticeId: string;
+    event: SecurityEvent;
+    accountId: string;
+    organizationId: string | null;
+    organizationAdmins?: boolean;
+    at: string;
+    address: string | null;
+    userAgent: string | null;
+    link: string;
+    details: Record<string, string | number | boolean | null>;
+  };
+  /**
+   * Notifies the next page of a fan-out shard's accounts: those after `after` (null: from the
+   * start of its range). Runs only while the shard's stored cursor is `after`, so a page queued
+   * twice runs once.
+   */
+  [JobName.FanOutPage]: { shardId: string; after: string | null };
+  /** Every 30 seconds: queues the next page of every unfinished fan-out shard (resumption). */
+  [JobName.FanOutSweep]: Record<string, never>;
+  /**
+   * Every 15 minutes: each RGW user's usage against its enabled quota; a rise past 80 % or
+   * 100 % notifies the organization's admins once per crossing.
+   */
+  [JobName.ObjectStorageUsageCheck]: Record<string, never>;
 }
 
 export const JOB_QUEUES: Record<JobName, QueueName> = {
@@ -116,6 +164,10 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
   [JobName.OpenStackServerWatch]: QueueName.Maintenance,
   [JobName.HeartbeatSweep]: QueueName.Maintenance,
+  [JobName.SecurityNotice]: QueueName.Deliveries,
+  [JobName.FanOutPage]: QueueName.FanOuts,
+  [JobName.FanOutSweep]: QueueName.Maintenance,
+  [JobName.ObjectStorageUsageCheck]: QueueName.Maintenance,
 };
 
 /** A job as a typed union: the name decides the payload. */

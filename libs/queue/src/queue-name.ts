@@ -14,4 +14,9 @@ export enum QueueName {
    * provider holds up only these.
    */
   PageSends = 'page-sends',
+  /**
+   * Pages of platform-wide notifications (incidents, broadcasts): long batches of mostly this
+   * process's CPU, apart from the deliveries they queue.
+   */
+  FanOuts = 'fan-outs',
 }

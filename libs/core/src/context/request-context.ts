@@ -16,6 +16,9 @@ export interface RequestContext {
   requestId: string;
   method: string;
   path: string;
+  /** The client's address (request.ip, through trusted proxies only), for security notices. */
+  clientAddress?: string | null;
+  userAgent?: string | null;
   /** `<controller>.<handler>` once a route matched; used as `source_operation` of errors. */
   operation?: string;
   /** The matched route answers errors with the multi-error envelope (`@MultiErrorEnvelope`). */

@@ -105,6 +105,8 @@ export function configureHttpApp(
       requestId,
       method: request.method,
       path: request.path,
+      clientAddress: request.ip ?? null,
+      userAgent: request.headers['user-agent'] ?? null,
       apiVersion: resolution.ok ? resolution.version.major : null,
       requestedApiVersion: resolution.ok ? undefined : resolution.requested,
     };

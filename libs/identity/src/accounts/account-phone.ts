@@ -18,12 +18,14 @@ export const AccountPhone = {
     );
   },
 
-  /** Forgets the account's number, verified or not. */
-  async clear(manager: EntityManager, accountId: string, now: Date): Promise<void> {
-    await manager.query(
+  /** Forgets the account's number, verified or not; answers whether it had one. */
+  async clear(manager: EntityManager, accountId: string, now: Date): Promise<boolean> {
+    // pg answers an UPDATE as [rows, affected count].
+    const [, affected]: [unknown[], number] = await manager.query(
       `UPDATE account SET phone_number = NULL, phone_verified_at = NULL, updated_at = $2
         WHERE id = $1 AND (phone_number IS NOT NULL OR phone_verified_at IS NOT NULL)`,
       [accountId, now],
     );
+    return affected > 0;
   },
 };

@@ -16,7 +16,9 @@ export const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
  * milliseconds). Takes an attempt atomically: refuses when any counter is full (answering the
  * milliseconds until it empties), else counts the attempt on every counter, starting a window
  * where the last one is over. So concurrent attempts cannot all pass a check made before any
- * of them counted. KEYS: the counters; ARGV: now, window, then each counter's limit.
+ * of them counted. Answers {wait, filled}: `filled` is 1 when this attempt made the first
+ * counter (the login's) full, so exactly one of concurrent attempts learns that it locked the
+ * login. KEYS: the counters; ARGV: now, window, then each counter's limit.
  */
 const TAKE = `
 local now = tonumber(ARGV[1])
@@ -27,17 +29,20 @@ for i, key in ipairs(KEYS) do
   local count = tonumber(redis.call('HGET', key, 'count') or '0')
   if reset > now and count >= tonumber(ARGV[2 + i]) then wait = math.max(wait, reset - now) end
 end
-if wait > 0 then return wait end
-for _, key in ipairs(KEYS) do
+if wait > 0 then return {wait, 0} end
+local filled = 0
+for i, key in ipairs(KEYS) do
   local reset = tonumber(redis.call('HGET', key, 'reset_at') or '0')
+  local count = 1
   if reset > now then
-    redis.call('HINCRBY', key, 'count', 1)
+    count = redis.call('HINCRBY', key, 'count', 1)
   else
     redis.call('HSET', key, 'count', 1, 'reset_at', now + window)
     redis.call('PEXPIRE', key, window)
   end
+  if i == 1 and count == tonumber(ARGV[3]) then filled = 1 end
 end
-return 0`;
+return {0, filled}`;
 
 /** Takes back a counted attempt (one that turned out not to be a failure). */
 const GIVE_BACK = `
@@ -50,6 +55,11 @@ return 0`;
 
 /** What became of an attempt that `take` let through. */
 export interface LoginAttempt {
+  /**
+   * This attempt filled the login's counter: if it fails, the login is locked until the window
+   * ends. Only one attempt of a window is told so, however many run at once.
+   */
+  readonly fillsLoginCounter: boolean;
   /** The password was right: the login's failures are forgiven, the address's attempt undone. */
   succeeded(): Promise<void>;
   /** Nothing was decided (the check itself failed): the attempt is given back everywhere. */
@@ -81,14 +91,14 @@ export class LoginThrottle {
       ? [loginCounter, `login-failures:address:${addressKey(address)}`]
       : [loginCounter];
     const limits = address ? [MAX_LOGIN_FAILURES, MAX_ADDRESS_FAILURES] : [MAX_LOGIN_FAILURES];
-    const wait = (await this.redis.eval(
+    const [wait, filled] = (await this.redis.eval(
       TAKE,
       counters.length,
       ...counters,
       this.clock.nowMs(),
       LOGIN_FAILURE_WINDOW_SECONDS * 1000,
       ...limits,
-    )) as number;
+    )) as [number, number];
     if (wait > 0) {
       const retryAfter = Math.max(1, Math.ceil(wait / 1000));
       throw new IdentityException(
@@ -98,6 +108,7 @@ export class LoginThrottle {
       );
     }
     return {
+      fillsLoginCounter: filled === 1,
       succeeded: async () => {
         await this.redis.del(loginCounter);
         if (counters.length > 1) await this.redis.eval(GIVE_BACK, 1, counters[1]);

@@ -5,6 +5,7 @@ import { AccountsRepository } from '../accounts/accounts.repository.js';
 import type { Account } from '../entities.js';
 import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
 import { LoginThrottle } from './login-throttle.js';
+import { SecurityNotices } from '../security/security-notices.js';
 import { PasswordHasher } from './passwords.js';
 
 /** A session this young counts as a fresh login for minting static tokens. */
@@ -23,6 +24,7 @@ export class Reauthentication {
     private readonly clock: Clock,
     private readonly accounts: AccountsRepository,
     private readonly throttle: LoginThrottle,
+    private readonly notices: SecurityNotices,
   ) {}
 
   /**
@@ -42,6 +44,7 @@ export class Reauthentication {
       throw error;
     }
     if (!valid) {
+      this.notices.tellIfLocked(account.id, attempt);
       const message = 'current_password is not the password of this account';
       throw new IdentityException(IdentityErrorCode.ValidationFailed, message, {
         details: { fields: [{ field: 'current_password', messages: [message] }] },

@@ -7,6 +7,7 @@ import { organizationOf, type Principal } from '../access/principal.js';
 import type { Membership } from '../entities.js';
 import { IdentityErrorCode, IdentityException, notFound } from '../identity-exception.js';
 import { MembershipsRepository } from './memberships.repository.js';
+import { SecurityNotices } from '../security/security-notices.js';
 import type { UpdateMembershipBody } from './organizations.dto.js';
 import { membershipView } from './organizations.service.js';
 import { assertWithinCeiling, type Grant, type Grantor, grantorOf } from './role-ceiling.js';
@@ -61,6 +62,7 @@ export class MembershipsService {
     private readonly clock: Clock,
     private readonly memberships: MembershipsRepository,
     private readonly audit: AuditLog,
+    private readonly notices: SecurityNotices,
   ) {}
 
   async update(
@@ -70,7 +72,7 @@ export class MembershipsService {
     body: UpdateMembershipBody,
   ): Promise<ReturnType<typeof membershipView>> {
     const overrides = body.permissions ? validateOverrides(body.permissions) : undefined;
-    await this.dataSource.transaction(async (manager) => {
+    const changed = await this.dataSource.transaction(async (manager) => {
       const { membership, grantor } = await this.lockForChange(manager, principal, id);
       const before = grantOf(membership);
       const role = body.role ?? before.role;
@@ -94,10 +96,34 @@ export class MembershipsService {
       }
       await this.memberships.update(manager, id, after, this.clock.now());
       await this.record(manager, actor, membership, 'memberships.update', { before, after });
+      return { membership, before: before.role, after: after.role };
     });
+    if (changed.before !== changed.after) this.tellRoleChanged(principal, changed);
     const view = await this.memberships.findInOrganization(id, organizationOf(principal));
     if (!view) throw notFound('Membership');
     return membershipView(view);
+  }
+
+  /** The member and the organization's admins hear of a role change. */
+  private tellRoleChanged(
+    principal: Principal,
+    changed: { membership: Membership; before: string; after: string },
+  ): void {
+    const { membership } = changed;
+    this.notices.tell({
+      event: 'membership_role_changed',
+      accountId: membership.accountId,
+      organizationId: membership.organizationId,
+      organizationAdmins: true,
+      path: `/memberships/${membership.id}?organization_id=${membership.organizationId}`,
+      details: {
+        membership_id: membership.id,
+        member_account_id: membership.accountId,
+        role_before: changed.before,
+        role_after: changed.after,
+        actor_id: principal.account.id,
+      },
+    });
   }
 
   async remove(principal: Principal, actor: AuditActor, id: string): Promise<void> {

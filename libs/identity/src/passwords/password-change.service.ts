@@ -9,6 +9,7 @@ import { PasswordHasher } from '../auth/passwords.js';
 import { Reauthentication } from '../auth/reauthentication.js';
 import { sessionsValidFrom } from '../auth/session-tokens.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
+import { SecurityNotices } from '../security/security-notices.js';
 
 /**
  * A password event concerns the account rather than one organization: the audit log gets an
@@ -46,6 +47,7 @@ export class PasswordChangeService {
     private readonly reauthentication: Reauthentication,
     private readonly logins: LoginService,
     private readonly audit: AuditLog,
+    private readonly notices: SecurityNotices,
   ) {}
 
   /**
@@ -81,6 +83,12 @@ export class PasswordChangeService {
         accountId: account.id,
         organizationIds,
       });
+    });
+    this.notices.tell({
+      event: 'password_changed',
+      accountId: account.id,
+      organizationId: null,
+      path: '/password-reset',
     });
     return this.logins.startSession(Object.assign(account, { sessionsValidAfter }));
   }

@@ -15,6 +15,7 @@ import { IdentityErrorCode, IdentityException } from '../identity-exception.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { auditPasswordEvent } from './password-change.service.js';
 import { PasswordResetRepository, type ResetTokenProblem } from './password-reset.repository.js';
+import { SecurityNotices } from '../security/security-notices.js';
 
 export const RESET_LINK_TTL_MINUTES = 60;
 export const RESET_REQUESTED =
@@ -56,6 +57,7 @@ export class PasswordResetService implements OnApplicationShutdown {
     private readonly mailer: Mailer,
     private readonly audit: AuditLog,
     private readonly limits: RateLimiter,
+    private readonly notices: SecurityNotices,
   ) {}
 
   /** Counted per login (existing or not) and per client address, before the answer. */
@@ -116,6 +118,12 @@ export class PasswordResetService implements OnApplicationShutdown {
       return owner;
     });
     await this.throttle.forgive(consumed.login);
+    this.notices.tell({
+      event: 'password_reset',
+      accountId: consumed.accountId,
+      organizationId: null,
+      path: '/password-reset',
+    });
     return { success: PASSWORD_RESET_DONE };
   }
 

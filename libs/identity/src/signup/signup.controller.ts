@@ -1,4 +1,16 @@
-import { Body, Controller, Get, HttpCode, Ip, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Ip,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, type ErrorDoc, Public } from '@platform/core';
 import type { Request, Response } from 'express';
@@ -141,12 +153,14 @@ export class SignupController {
   async login(
     @Body() body: LoginBody,
     @Ip() address: string | undefined,
+    @Headers('user-agent') userAgent: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SessionResponseDto> {
     const { account, token, expiresAt } = await this.logins.login(
       body.login,
       body.password,
       address ?? null,
+      userAgent ?? null,
     );
     sendSession(response, token);
     return {

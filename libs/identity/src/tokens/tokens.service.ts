@@ -11,6 +11,7 @@ import type { ApiToken, TokenKind } from '../entities.js';
 import { notFound } from '../identity-exception.js';
 import type { TokenFields } from './tokens.dto.js';
 import { TokensRepository } from './tokens.repository.js';
+import { SecurityNotices } from '../security/security-notices.js';
 
 /** Raw values start with a kind-specific prefix so leaked tokens are recognisable. */
 export const TOKEN_PREFIX: Record<TokenKind, string> = { api: 'hq_pat_', ingest: 'hq_ing_' };
@@ -52,6 +53,7 @@ export class TokensService {
     private readonly tokens: TokensRepository,
     private readonly reauthentication: Reauthentication,
     private readonly audit: AuditLog,
+    private readonly notices: SecurityNotices,
   ) {}
 
   /** Mints a token; its raw value is in this response only, the database keeps its hash. */
@@ -89,6 +91,13 @@ export class TokensService {
       await within?.(manager, created.id);
       return created;
     });
+    this.notices.tell({
+      event: 'token_created',
+      accountId: principal.account.id,
+      organizationId,
+      path: `/tokens?organization_id=${organizationId}`,
+      details: { token_id: token.id, token_name: token.name, kind, actor_id: principal.account.id },
+    });
     return { ...tokenView(token), token: raw };
   }
 
@@ -102,7 +111,7 @@ export class TokensService {
       principal.permissions !== null &&
       allows(principal.permissions, 'tokens', 'delete') &&
       (!principal.token || scopesAllow(principal.token.scopes, 'tokens', 'delete'));
-    await this.dataSource.transaction(async (manager) => {
+    const revoked = await this.dataSource.transaction(async (manager) => {
       const revoked = await this.tokens.revoke(
         manager,
         id,
@@ -122,6 +131,19 @@ export class TokensService {
         },
         manager,
       );
+      return revoked;
+    });
+    this.notices.tell({
+      event: 'token_revoked',
+      accountId: revoked.accountId,
+      organizationId,
+      path: `/tokens?organization_id=${organizationId}`,
+      details: {
+        token_id: revoked.id,
+        token_name: revoked.name,
+        kind: revoked.kind,
+        actor_id: principal.account.id,
+      },
     });
   }
 }

@@ -21,7 +21,7 @@ import {
   PLATFORM_ADMIN_ERROR,
   type Principal,
 } from '@platform/identity';
-import type { Broadcast, NotificationAbsence } from '../entities.js';
+import type { NotificationAbsence } from '../entities.js';
 import { NotificationsErrorCode, NotificationsException } from '../notifications-exception.js';
 import {
   AbsenceResponseDto,
@@ -33,7 +33,8 @@ import {
   UnreadCountResponseDto,
 } from '../notifications.openapi.js';
 import { AbsencesRepository } from './absences.repository.js';
-import { BroadcastsRepository } from './broadcasts.repository.js';
+import { type BannerRow, BroadcastsRepository } from './broadcasts.repository.js';
+import { BroadcastsService } from './broadcasts.service.js';
 import { CreateAbsenceBody, CreateBroadcastBody } from './center.dto.js';
 import { NotificationCenterService } from './center.service.js';
 
@@ -67,7 +68,7 @@ const absenceView = (a: NotificationAbsence): AbsenceResponseDto => ({
   created_at: a.createdAt,
 });
 
-const broadcastView = (b: Broadcast): BroadcastResponseDto => ({
+const broadcastView = (b: BannerRow): BroadcastResponseDto => ({
   id: b.id,
   title: b.title,
   body: b.body,
@@ -102,6 +103,7 @@ export class NotificationCenterController {
     private readonly center: NotificationCenterService,
     private readonly absences: AbsencesRepository,
     private readonly broadcasts: BroadcastsRepository,
+    private readonly publisher: BroadcastsService,
   ) {}
 
   @Get('notifications')
@@ -233,7 +235,10 @@ export class NotificationCenterController {
     }
   }
 
-  /** Platform-wide, beyond any one organization: a platform admin's login session only. */
+  /**
+   * Platform-wide, beyond any one organization: a platform admin's login session only. Every
+   * account gets a `broadcast` notification too.
+   */
   @Post('admin/broadcasts')
   @ApiData(BroadcastResponseDto, { status: 201, description: 'the published broadcast' })
   @ApiErrors(
@@ -247,15 +252,7 @@ export class NotificationCenterController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateBroadcastBody,
   ) {
-    const broadcast = await this.broadcasts.create({
-      title: body.title.trim(),
-      body: body.body,
-      severity: body.severity,
-      banner: body.banner,
-      publishedAt: this.clock.now(),
-      createdBy: principal.account.id,
-    });
-    return broadcastView(broadcast);
+    return broadcastView(await this.publisher.publish(body, principal.account.id));
   }
 
   /** The platform's banners, the same in every organization. */

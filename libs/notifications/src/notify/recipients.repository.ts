@@ -17,16 +17,32 @@ export interface RecipientRow {
 export class RecipientsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * The recipients as seen from the organization. A notification of no organization (about the
+   * account itself: its logins, password, phone) concerns every organization of the account,
+   * so its admin in any of them counts as an admin for it.
+   */
   accounts(accountIds: string[], organizationId: string | null): Promise<RecipientRow[]> {
     return this.dataSource.query(
       `SELECT a.id, a.login, a.name, a.is_platform_admin,
-              COALESCE(m.role = 'admin', false) AS is_org_admin,
+              CASE WHEN $2::uuid IS NULL
+                   THEN EXISTS (SELECT 1 FROM membership am WHERE am.account_id = a.id AND am.role = 'admin')
+                   ELSE COALESCE(m.role = 'admin', false) END AS is_org_admin,
               a.phone_number, a.phone_verified_at IS NOT NULL AS phone_verified
          FROM account a
          LEFT JOIN membership m ON m.account_id = a.id AND m.organization_id = $2
         WHERE a.id = ANY($1::uuid[])`,
       [accountIds, organizationId],
     );
+  }
+
+  /** The admins of the organization. */
+  async organizationAdmins(organizationId: string): Promise<string[]> {
+    const rows: Array<{ account_id: string }> = await this.dataSource.query(
+      `SELECT account_id FROM membership WHERE organization_id = $1 AND role = 'admin' ORDER BY account_id`,
+      [organizationId],
+    );
+    return rows.map((r) => r.account_id);
   }
 
   async preferences(

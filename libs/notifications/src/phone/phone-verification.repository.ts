@@ -78,10 +78,11 @@ export class PhoneVerificationRepository {
   }
 
   /** Forgets the verified number and any pending verification. */
-  async remove(accountId: string, now: Date): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+  /** Answers whether the account had a number. */
+  remove(accountId: string, now: Date): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
       await manager.query(`DELETE FROM phone_verification WHERE account_id = $1`, [accountId]);
-      await AccountPhone.clear(manager, accountId, now);
+      return AccountPhone.clear(manager, accountId, now);
     });
   }
 }

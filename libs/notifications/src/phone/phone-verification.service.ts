@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
+import { SecurityNotices } from '@platform/identity';
 import { RATE_LIMITS, RateLimiter } from '@platform/rate-limits';
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { PhoneDispatcher } from './phone-dispatcher.js';
@@ -53,6 +54,7 @@ export class PhoneVerificationService {
     private readonly verifications: PhoneVerificationRepository,
     private readonly phone: PhoneDispatcher,
     private readonly limits: RateLimiter,
+    private readonly notices: SecurityNotices,
   ) {}
 
   /**
@@ -141,12 +143,25 @@ export class PhoneVerificationService {
           { details: { attempts_left: outcome.attemptsLeft } },
         );
       case 'verified':
+        this.notices.tell({
+          event: 'phone_changed',
+          accountId,
+          organizationId: null,
+          path: '/accounts/me',
+          details: { phone_number_ending: outcome.phoneNumber.slice(-4) },
+        });
         return { phone_number: outcome.phoneNumber, phone_verified: true };
     }
   }
 
   /** Removes the account's number and any pending verification. */
-  remove(accountId: string): Promise<void> {
-    return this.verifications.remove(accountId, this.clock.now());
+  async remove(accountId: string): Promise<void> {
+    if (await this.verifications.remove(accountId, this.clock.now()))
+      this.notices.tell({
+        event: 'phone_removed',
+        accountId,
+        organizationId: null,
+        path: '/accounts/me',
+      });
   }
 }

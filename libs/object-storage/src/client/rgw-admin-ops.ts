@@ -32,6 +32,8 @@ export interface RgwUserInfo {
   suspended: number;
   keys: RgwKey[];
   stats?: RgwStorageStats;
+  /** The user's quota, as `GET /admin/user?quota` answers it. */
+  user_quota?: RgwQuotaInfo;
 }
 
 /** One bucket's stats (`GET /admin/bucket?...&stats=true`). */
