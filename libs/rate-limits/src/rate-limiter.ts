@@ -153,7 +153,8 @@ export class RateLimiter {
 function noteRateLimit(state: RateLimitState): void {
   const context = RequestContexts.current();
   if (!context) return;
-  if (!context.rateLimit || state.remaining < context.rateLimit.remaining) context.rateLimit = state;
+  if (!context.rateLimit || state.remaining < context.rateLimit.remaining)
+    context.rateLimit = state;
 }
 
 function digest(key: string): string {
