@@ -65,7 +65,12 @@ describe('heartbeat monitors', () => {
     ).map((row) => row.state);
 
   beforeAll(async () => {
-    t = await createMailingApiTestApp({ config: { escalationSweepIntervalMs: SWEEP_MS } });
+    // The dispatch outbox sweep on, as deployed: an alert whose dispatch job did not run (the
+    // scheduled sweep on the worker may down a heartbeat at the same moment as the test's own)
+    // is still routed and escalated.
+    t = await createMailingApiTestApp({
+      config: { escalationSweepIntervalMs: SWEEP_MS, alertDispatchSweepIntervalMs: 1000 },
+    });
     t.clock.set('2026-05-04T10:00:00Z');
     db = t.get(DataSource);
     team = await alertingTeam(t, 'Heartbeat Org');

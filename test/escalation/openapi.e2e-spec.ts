@@ -407,7 +407,11 @@ describe('the OpenAPI document of the escalation API', () => {
           ? true
           : path.endsWith('/shifts') || path.endsWith('/on_call_overrides');
       // Every route answers 422 to a NUL in its input; only those that take input name fields.
-      expect(errorCodes(method, path, '422')).toEqual(['validation_failed']);
+      // Creates take an Idempotency-Key, which a retry with another request reuses in vain.
+      const keyedCreate = method === 'post' && '201' in op(method, path).responses;
+      expect(errorCodes(method, path, '422')).toEqual(
+        keyedCreate ? ['validation_failed', 'idempotency_key_reused'] : ['validation_failed'],
+      );
       const invalidFields = /details\.fields/.test(op(method, path).responses['422'].description);
       expect([method, path, invalidFields]).toEqual([method, path, takesInput]);
       if (method !== 'get') expect(errorCodes(method, path, '403')).toContain('invalid_csrf_token');

@@ -245,6 +245,8 @@ describe('seeding alert presets', () => {
       '401',
       '403',
       '404',
+      // idempotency_key_in_use: a create retried with its Idempotency-Key while the first runs
+      '409',
       '413',
       '415',
       '422',
