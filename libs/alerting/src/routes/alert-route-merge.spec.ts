@@ -31,6 +31,7 @@ function stored(extra: Partial<AlertRouteRow> = {}): AlertRouteRow {
     in_app_target_role: null,
     min_severity_for_notification: 'high',
     cooldown_seconds: 60,
+    bundle_window_seconds: 0,
     enabled: true,
     last_notified_at: null,
     created_at: new Date('2030-01-01T00:00:00Z'),
