@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { AlertBundleFlusher } from '../../libs/alerting/src/dispatch/alert-bundle-flusher.js';
+import { JobName, JobQueue } from '@platform/queue';
+import {
+  ALERT_BUNDLE_FLUSH_SCHEDULER_ID,
+  AlertBundleFlusher,
+} from '../../libs/alerting/src/dispatch/alert-bundle-flusher.js';
 import { AlertDispatchProcessor } from '../../libs/alerting/src/dispatch/alert-dispatch.processor.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
@@ -88,6 +92,14 @@ describe('storm control (bundle_window_seconds)', () => {
 
   afterAll(async () => {
     await t.close();
+  });
+
+  it('schedules the flush of closed bundles as a repeatable job', async () => {
+    const jobs = t.get(JobQueue);
+    const scheduler = await jobs
+      .queue(jobs.queueOf(JobName.AlertBundleFlush))
+      .getJobScheduler(ALERT_BUNDLE_FLUSH_SCHEDULER_ID);
+    expect(scheduler).toMatchObject({ name: JobName.AlertBundleFlush, every: SWEEP_MS });
   });
 
   describe('the route field', () => {

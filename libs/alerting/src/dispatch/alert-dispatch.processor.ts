@@ -60,10 +60,18 @@ interface Routing {
  * takes; an alert no route takes records nothing else. Within one job, alerts are taken in
  * the order given, so under a cooldown the first one notifies and the rest are suppressed.
  *
+ * Storm control, on a route with `bundle_window_seconds`: the alert that finds no open bundle
+ * of the route notifies as above and opens one (BundleBook); alerts the route takes while it
+ * is open join it ahead of the cooldown: their `notified` event names the `bundle_id` and the
+ * endpoints get `alert_firing` at once, but the in-app target hears of them only when the
+ * bundle closes (AlertBundleFlusher), and only the first alert opens an escalation, which
+ * covers the bundle.
+ *
  * Resolved alerts: their escalations are cancelled; the resolution of the current firing
  * episode is claimed once (`alert_dispatch.resolved_at`) and `alert_resolved` goes to the
  * endpoints attached to the route that notified it; a firing that notified nobody, or that no
- * dispatch claimed, resolves silently.
+ * dispatch claimed, resolves silently. On a bundling route people also hear of resolutions,
+ * bundled the same way (ResolutionBundler).
  *
  * Delivery is at least once per firing episode and per resolution: each claim commits only
  * after the in-app notifications and endpoint deliveries are handed over, so a failure rolls

@@ -18,6 +18,8 @@ export interface ClaimedAlert {
 export interface ClaimedResolution {
   alertId: string;
   routeId: string;
+  /** Whether that route bundles (bundle_window_seconds > 0) now. */
+  bundling: boolean;
   /** The endpoints attached to that route now (their `alert_resolved` fan-out). */
   endpointIds: string[];
   alert: Omit<ClaimedAlert, 'fired_event_id'>;
@@ -155,6 +157,7 @@ export class AlertDispatchRepository {
     const rows: Array<
       Omit<ClaimedAlert, 'fired_event_id'> & {
         route_id: string;
+        bundling: boolean;
         endpoint_ids: string[];
       }
     > = await manager.query(
@@ -169,17 +172,22 @@ export class AlertDispatchRepository {
                    a.annotations
        )
        SELECT c.alert_id AS id, c.route_id, c.fingerprint, c.severity, c.labels, c.annotations,
+              r.bundle_window_seconds > 0 AS bundling,
               COALESCE(array_agg(re.endpoint_id::text ORDER BY re.endpoint_id)
                          FILTER (WHERE re.endpoint_id IS NOT NULL), '{}') AS endpoint_ids
-         FROM claimed c LEFT JOIN alert_route_endpoint re ON re.route_id = c.route_id
+         FROM claimed c
+         JOIN alert_route r ON r.id = c.route_id
+         LEFT JOIN alert_route_endpoint re ON re.route_id = c.route_id
         WHERE c.outcome = 'notified'
-        GROUP BY c.alert_id, c.route_id, c.fingerprint, c.severity, c.labels, c.annotations
+        GROUP BY c.alert_id, c.route_id, c.fingerprint, c.severity, c.labels, c.annotations,
+                 r.bundle_window_seconds
         ORDER BY array_position($2::uuid[], c.alert_id)`,
       [projectId, ids, at],
     );
-    return rows.map(({ route_id, endpoint_ids, ...alert }) => ({
+    return rows.map(({ route_id, bundling, endpoint_ids, ...alert }) => ({
       alertId: alert.id,
       routeId: route_id,
+      bundling,
       endpointIds: endpoint_ids,
       alert,
     }));

@@ -33,7 +33,9 @@ export class ResolutionBundler {
     resolutions: readonly ClaimedResolution[],
     now: Date,
   ): Promise<void> {
-    const routeIds = new Set(resolutions.map((r) => r.routeId));
+    // Most routes do not bundle: their resolutions cost nothing more here.
+    const routeIds = new Set(resolutions.filter((r) => r.bundling).map((r) => r.routeId));
+    if (routeIds.size === 0) return;
     const routes = (await this.routes.list(projectId, manager)).filter(
       (route) => routeIds.has(route.id) && bundles(route),
     );
