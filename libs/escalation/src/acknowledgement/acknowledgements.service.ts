@@ -69,14 +69,11 @@ export class AcknowledgementsService {
       const halted = await this.repository.halt(manager, request.alertId, at);
       // The first alert of a bundle escalates for it: its acknowledgement covers the alerts
       // that joined (they have no escalation of their own; each is still acknowledged alone).
-      for (const joined of await this.bundles.ledBy(manager, request.alertId))
-        await this.repository.record(manager, {
-          ...request,
-          alertId: joined,
-          instanceId: null,
-          projectId: alert.project_id,
-          at,
-        });
+      await this.repository.recordEach(
+        manager,
+        { ...request, instanceId: null, projectId: alert.project_id, at },
+        await this.bundles.ledBy(manager, request.alertId),
+      );
       const view = await this.alerts.findView(alert.project_id, request.alertId, manager);
       return { view: view!, halted };
     });
