@@ -143,6 +143,27 @@ describe('storm control (bundle_window_seconds)', () => {
       },
     );
 
+    it('is documented in the route schemas of the OpenAPI document', async () => {
+      const doc = (await t.request().get('/openapi.json').expect(200)).body as {
+        components: { schemas: Record<string, { properties: Record<string, Body> }> };
+      };
+      const documented = Object.entries(doc.components.schemas).filter(
+        ([, schema]) => schema.properties?.bundle_window_seconds,
+      );
+      expect(documented.map(([name]) => name).sort()).toEqual([
+        'AlertRouteResponseDto',
+        'CreateAlertRouteBody',
+        'UpdateAlertRouteBody',
+      ]);
+      for (const [, schema] of documented)
+        expect(schema.properties.bundle_window_seconds).toMatchObject({
+          type: 'integer',
+          minimum: 0,
+          maximum: 3600,
+          description: expect.stringContaining('storm control'),
+        });
+    });
+
     it('gives the routes seed_presets creates a 30 s window', async () => {
       const project = await alertsProject(t, owner, 'presets');
       await api('post', `/projects/${project}/alerts/seed_presets`).expect(201);
