@@ -268,6 +268,68 @@ describe('storm control (bundle_window_seconds)', () => {
       expect((await bundlesOf(route.id))[1].flushed).toBe(true);
     });
 
+    it('fans every alert out to endpoints, records the bundle on the timeline, and joins ahead of the cooldown', async () => {
+      const project = await alertsProject(t, owner, 'endpoints');
+      const [{ id: hook }] = await db.query<Array<{ id: string }>>(
+        `INSERT INTO notification_endpoint (project_id, name, url, enabled, secret, created_at, updated_at)
+         VALUES ($1, 'hook', 'http://127.0.0.1:9/hook', true, 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', now(), now())
+         RETURNING id`,
+        [project],
+      );
+      const route = await createRoute(project, {
+        name: 'cooled',
+        priority: 1,
+        bundle_window_seconds: 60,
+        cooldown_seconds: 300,
+        notification_endpoint_ids: [hook],
+      });
+      const lead = await insertAlert(project, 'Lead');
+      await fire(project, lead);
+      t.clock.advance({ seconds: 10 });
+      const joined = await insertAlert(project, 'Joined');
+      await fire(project, joined);
+      const [bundle] = await db.query<Array<{ id: string }>>(
+        'SELECT id FROM alert_bundle WHERE route_id = $1',
+        [route.id],
+      );
+      const timeline = await db.query<Array<{ kind: string; details: Body }>>(
+        `SELECT kind, details FROM alert_event WHERE alert_id = $1 AND kind <> 'fired'`,
+        [joined],
+      );
+      expect(timeline).toEqual([
+        {
+          kind: 'notified',
+          details: {
+            route_id: route.id,
+            target: 'org_admins',
+            recipients: [owner.accountId],
+            bundle_id: bundle.id,
+          },
+        },
+      ]);
+      const deliveries = await db.query<Array<{ alert_id: string; event: string }>>(
+        'SELECT alert_id, event FROM webhook_delivery WHERE endpoint_id = $1',
+        [hook],
+      );
+      expect(deliveries.map((d) => [d.alert_id, d.event]).sort()).toEqual(
+        [
+          [lead, 'alert_firing'],
+          [joined, 'alert_firing'],
+        ].sort(),
+      );
+
+      // After the window, the route's cooldown (started by the lead) still holds.
+      t.clock.advance({ seconds: 50 });
+      const late = await insertAlert(project, 'Late');
+      await fire(project, late);
+      expect(
+        await db.query(
+          `SELECT kind, details FROM alert_event WHERE alert_id = $1 AND kind <> 'fired'`,
+          [late],
+        ),
+      ).toEqual([{ kind: 'suppressed', details: { reason: 'cooldown', route_id: route.id } }]);
+    });
+
     it('bundles resolutions within the window: the first at once, then "N alerts resolved"', async () => {
       const project = await alertsProject(t, owner, 'resolutions');
       const route = await createRoute(project, {
