@@ -93,6 +93,7 @@ describe('alert routes', () => {
         in_app_target_role: null,
         min_severity_for_notification: null,
         notification_endpoint_ids: [],
+        bundle_window_seconds: 0,
         cooldown_seconds: null,
         last_notified_at: null,
         enabled: true,

@@ -104,6 +104,8 @@ describe('seeding alert presets', () => {
       in_app_target_role: null,
       notification_endpoint_ids: [],
       cooldown_seconds: null,
+      // Storm control: what a storm brings within 30 s reaches people as one notification.
+      bundle_window_seconds: 30,
       last_notified_at: null,
       enabled: true,
       created_at: now,

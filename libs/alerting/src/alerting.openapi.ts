@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { BUNDLE_WINDOW_DOC } from './dispatch/bundle-window.js';
 import { ENDPOINT_EVENTS, type EndpointEvent } from './endpoints/endpoints.repository.js';
 import type { DeliveryEvent, DeliveryStatus } from './endpoints/webhook-deliveries.repository.js';
 import { IngestAlertErrorCode } from './ingest/alertmanager-payload.js';
@@ -117,6 +118,8 @@ export class AlertRouteResponseDto {
   min_severity_for_notification!: Severity | null;
   @ApiProperty({ type: [String], format: 'uuid' }) notification_endpoint_ids!: string[];
   @ApiProperty({ type: 'integer', nullable: true }) cooldown_seconds!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3600, description: BUNDLE_WINDOW_DOC })
+  bundle_window_seconds!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   last_notified_at!: Date | null;
   @ApiProperty() enabled!: boolean;

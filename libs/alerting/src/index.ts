@@ -7,6 +7,8 @@ export * from './timeline/alert-events.repository.js';
 export * from './endpoints/index.js';
 export * from './alerts/index.js';
 export * from './dispatch/escalation-opener.js';
+export { PRESET_BUNDLE_WINDOW_SECONDS } from './dispatch/bundle-window.js';
+export { AlertBundlesRepository } from './dispatch/alert-bundles.repository.js';
 export * from './endpoints/escalation-pages-pruner.js';
 export { AlertRoutesRepository } from './routes/alert-routes.repository.js';
 export * from './tables.js';

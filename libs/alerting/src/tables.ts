@@ -5,6 +5,8 @@ export const ALERTING_TABLES: TableOwnership = {
   library: 'alerting',
   tables: [
     'alert',
+    'alert_bundle',
+    'alert_bundle_member',
     'alert_dispatch',
     'alert_dispatch_owed',
     'alert_dispatch_sweep',

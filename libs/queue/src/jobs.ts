@@ -24,6 +24,7 @@ export enum JobName {
   OrganizationWebhooksPrune = 'organization-webhooks.prune',
   OpenStackServerWatch = 'openstack.server-watch',
   HeartbeatSweep = 'alerts.heartbeat-sweep',
+  AlertBundleFlush = 'alerts.bundle-flush',
   SecurityNotice = 'notifications.security-notice',
   FanOutPage = 'notifications.fan-out-page',
   FanOutSweep = 'notifications.fan-out-sweep',
@@ -113,6 +114,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
    */
   [JobName.HeartbeatSweep]: Record<string, never>;
   /**
+   * Every ESCALATION_SWEEP_INTERVAL_MS: sends the notifications of the alert bundles (storm
+   * control) whose window closed.
+   */
+  [JobName.AlertBundleFlush]: Record<string, never>;
+  /**
    * One security notification (category `security`) to `accountId`, and to the organization's
    * admins when `organizationAdmins` is set. `noticeId` names it, so a retried job notifies
    * nobody twice. `at` (ISO 8601), `address` and `userAgent` say when and from where; `link` is
@@ -164,6 +170,7 @@ export const JOB_QUEUES: Record<JobName, QueueName> = {
   [JobName.OrganizationWebhooksPrune]: QueueName.Maintenance,
   [JobName.OpenStackServerWatch]: QueueName.Maintenance,
   [JobName.HeartbeatSweep]: QueueName.Maintenance,
+  [JobName.AlertBundleFlush]: QueueName.Maintenance,
   [JobName.SecurityNotice]: QueueName.Deliveries,
   [JobName.FanOutPage]: QueueName.FanOuts,
   [JobName.FanOutSweep]: QueueName.Maintenance,

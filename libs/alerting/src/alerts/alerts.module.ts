@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CapabilitiesModule } from '@platform/capabilities';
+import { AlertBundlesRepository } from '../dispatch/alert-bundles.repository.js';
 import { MaintenanceWindowsController } from '../suppression/maintenance-windows.controller.js';
 import { MaintenanceWindowsService } from '../suppression/maintenance-windows.service.js';
 import { SilencesController } from '../suppression/silences.controller.js';
@@ -14,7 +15,8 @@ import { AlertSearchTextsRepository } from './search-texts.repository.js';
 
 /**
  * Alerts, their timeline and acknowledgements; silences and maintenance windows. Exports
- * `AlertsRepository` (`findViews`, the Alert resource) and `SuppressionService`.
+ * `AlertsRepository` (`findViews`, the Alert resource), `AlertBundlesRepository` (whose
+ * acknowledgement covers whom) and `SuppressionService`.
  */
 @Module({
   imports: [CapabilitiesModule, SuppressionModule],
@@ -25,6 +27,7 @@ import { AlertSearchTextsRepository } from './search-texts.repository.js';
     MaintenanceWindowsController,
   ],
   providers: [
+    AlertBundlesRepository,
     AlertEventsRepository,
     AlertSearchTexts,
     AlertSearchTextsRepository,
@@ -33,6 +36,6 @@ import { AlertSearchTextsRepository } from './search-texts.repository.js';
     SilencesService,
     MaintenanceWindowsService,
   ],
-  exports: [AlertsRepository, AlertEventsRepository, SuppressionModule],
+  exports: [AlertsRepository, AlertEventsRepository, AlertBundlesRepository, SuppressionModule],
 })
 export class AlertsModule {}

@@ -20,13 +20,28 @@ import {
   type ClaimedAlert,
   type DispatchOutcome,
 } from './alert-dispatch.repository.js';
+import { AlertBundlesRepository } from './alert-bundles.repository.js';
+import { BundleBook, bundles } from './bundle-book.js';
 import { EscalationOpener } from './escalation-opener.js';
+import { ResolutionBundler } from './resolution-bundler.js';
 import { accountsOf, notifiedDetails, routeTarget } from './in-app-targets.js';
 
 interface Notification {
   alert: ClaimedAlert;
   route: AlertRouteRow;
   recipients: string[];
+  /** The bundle the alert joined: its people are notified when the bundle closes. */
+  bundleId?: string;
+}
+
+/** What deciding each routed alert of one dispatch shares. */
+interface Routing {
+  now: Date;
+  lastNotified: Map<string, Date | null>;
+  recipientsOf: Map<string, string[]>;
+  book: BundleBook;
+  event: (alert: ClaimedAlert, kind: AlertEventKind, details: object) => void;
+  notify: Notification[];
 }
 
 /**
@@ -45,10 +60,18 @@ interface Notification {
  * takes; an alert no route takes records nothing else. Within one job, alerts are taken in
  * the order given, so under a cooldown the first one notifies and the rest are suppressed.
  *
+ * Storm control, on a route with `bundle_window_seconds`: the alert that finds no open bundle
+ * of the route notifies as above and opens one (BundleBook); alerts the route takes while it
+ * is open join it ahead of the cooldown: their `notified` event names the `bundle_id` and the
+ * endpoints get `alert_firing` at once, but the in-app target hears of them only when the
+ * bundle closes (AlertBundleFlusher), and only the first alert opens an escalation, which
+ * covers the bundle.
+ *
  * Resolved alerts: their escalations are cancelled; the resolution of the current firing
  * episode is claimed once (`alert_dispatch.resolved_at`) and `alert_resolved` goes to the
  * endpoints attached to the route that notified it; a firing that notified nobody, or that no
- * dispatch claimed, resolves silently.
+ * dispatch claimed, resolves silently. On a bundling route people also hear of resolutions,
+ * bundled the same way (ResolutionBundler).
  *
  * Delivery is at least once per firing episode and per resolution: each claim commits only
  * after the in-app notifications and endpoint deliveries are handed over, so a failure rolls
@@ -72,6 +95,8 @@ export class AlertDispatchProcessor {
     private readonly fanout: EndpointFanout,
     private readonly escalations: EscalationOpener,
     private readonly targets: TargetResolver,
+    private readonly bundles: AlertBundlesRepository,
+    private readonly resolutionBundler: ResolutionBundler,
   ) {}
 
   /**
@@ -117,17 +142,22 @@ export class AlertDispatchProcessor {
         this.suppression.evaluate(projectId, claimed, now),
         this.recipientsOf(organizationId, [...winners.values()], now),
       ]);
-      const cooled = [...new Set([...winners.values()].filter((r) => r?.cooldown_seconds))];
+      // Cooldowns and bundles are state of the route: dispatches that share one take turns.
+      const locked = [...new Set([...winners.values()])].filter(
+        (r): r is AlertRouteRow => r !== null && (r.cooldown_seconds !== null || bundles(r)),
+      );
       const lastNotified = await this.repository.lockRoutes(
         manager,
-        cooled.map((r) => r!.id),
+        locked.map((r) => r.id),
       );
+      const book = await BundleBook.read(this.bundles, manager, projectId, 'firing', locked, now);
 
       const events: NewAlertEvent[] = [];
       const settled: Parameters<AlertDispatchRepository['settle']>[1][number][] = [];
       const notify: Notification[] = [];
       const event = (alert: ClaimedAlert, kind: AlertEventKind, details: object) =>
         events.push({ alertId: alert.id, projectId, kind, details: { ...details }, at: now });
+      const routing: Routing = { now, lastNotified, recipientsOf, book, event, notify };
       for (const alert of claimed) {
         const route = winners.get(alert.id) ?? null;
         const suppression = suppressions.get(alert.id);
@@ -141,27 +171,8 @@ export class AlertDispatchProcessor {
             maintenance_window_id: suppression.maintenanceWindowId,
           });
           outcome = 'suppressed';
-        } else if (route === null) {
-          outcome = 'unrouted';
-        } else if (
-          cooldownUntil(
-            {
-              cooldown_seconds: route.cooldown_seconds,
-              last_notified_at: lastNotified.has(route.id)
-                ? lastNotified.get(route.id)!
-                : route.last_notified_at,
-            },
-            now,
-          )
-        ) {
-          event(alert, AlertEventKind.Suppressed, { reason: 'cooldown', route_id: route.id });
-          outcome = 'suppressed';
         } else {
-          const recipients = recipientsOf.get(route.id)!;
-          event(alert, AlertEventKind.Notified, notifiedDetails(route.id, route, recipients));
-          notify.push({ alert, route, recipients });
-          if (lastNotified.has(route.id)) lastNotified.set(route.id, now);
-          outcome = 'notified';
+          outcome = route === null ? 'unrouted' : this.routed(alert, route, routing);
         }
         settled.push({
           alertId: alert.id,
@@ -172,11 +183,42 @@ export class AlertDispatchProcessor {
       }
       await this.repository.settle(manager, settled);
       await this.events.record(events, manager);
-      await this.repository.markNotified(manager, [...new Set(notify.map((n) => n.route.id))], now);
+      await book.save(this.bundles, manager);
+      const leads = notify.filter((n) => n.bundleId === undefined);
+      await this.repository.markNotified(manager, [...new Set(leads.map((n) => n.route.id))], now);
       // Inside the claim's transaction: if any hand-over fails, the claim is not committed.
       await this.send(organizationId, projectId, notify);
       return notify;
     });
+  }
+
+  /**
+   * The outcome of an alert its route takes (no silence or maintenance window): with a bundle
+   * of the route open, it joins it (notified when the bundle closes); under the route's
+   * cooldown it is suppressed; otherwise it notifies at once and opens the route's bundle.
+   */
+  private routed(alert: ClaimedAlert, route: AlertRouteRow, routing: Routing): DispatchOutcome {
+    const { now, lastNotified, book, event } = routing;
+    const recipients = routing.recipientsOf.get(route.id)!;
+    const joined = book.join(route, alert.id);
+    if (joined !== null) {
+      event(alert, AlertEventKind.Notified, {
+        ...notifiedDetails(route.id, route, recipients),
+        bundle_id: joined,
+      });
+      routing.notify.push({ alert, route, recipients, bundleId: joined });
+      return 'notified';
+    }
+    const last = lastNotified.has(route.id) ? lastNotified.get(route.id)! : route.last_notified_at;
+    if (cooldownUntil({ cooldown_seconds: route.cooldown_seconds, last_notified_at: last }, now)) {
+      event(alert, AlertEventKind.Suppressed, { reason: 'cooldown', route_id: route.id });
+      return 'suppressed';
+    }
+    event(alert, AlertEventKind.Notified, notifiedDetails(route.id, route, recipients));
+    routing.notify.push({ alert, route, recipients });
+    book.lead(route, alert.id, alert.fired_event_id);
+    if (lastNotified.has(route.id)) lastNotified.set(route.id, now);
+    return 'notified';
   }
 
   /** Per winning route, the accounts its in-app target reaches at `at`. */
@@ -201,7 +243,7 @@ export class AlertDispatchProcessor {
     // One notifyEach for the whole payload's alerts: their reads and writes are shared.
     await this.notifications.notifyEach(
       notifications
-        .filter(({ recipients }) => recipients.length > 0)
+        .filter(({ recipients, bundleId }) => recipients.length > 0 && bundleId === undefined)
         .map(({ alert, route, recipients }) =>
           this.alertFiring(organizationId, projectId, alert, route, recipients),
         ),
@@ -213,8 +255,9 @@ export class AlertDispatchProcessor {
         .filter((n) => n.route.notification_endpoint_ids.length > 0)
         .map((n) => ({ alertId: n.alert.id, endpointIds: n.route.notification_endpoint_ids })),
     );
+    // A bundle's first alert escalates for it (acknowledging it acknowledges the bundle).
     const openings = notifications
-      .filter((n) => n.route.escalation_chain_id !== null)
+      .filter((n) => n.route.escalation_chain_id !== null && n.bundleId === undefined)
       .map((n) => ({
         projectId,
         alertId: n.alert.id,
@@ -231,14 +274,19 @@ export class AlertDispatchProcessor {
     const now = this.clock.now();
     await this.handOvers(() =>
       this.repository.transaction(async (manager) => {
-        const deliveries = await this.repository.claimResolutions(
+        const resolutions = await this.repository.claimResolutions(
           manager,
           projectId,
           alertIds,
           now,
         );
         // Inside the claim's transaction: if the fan-out fails, the claim is not committed.
-        await this.fanout.fanOut(projectId, 'alert_resolved', deliveries);
+        await this.fanout.fanOut(
+          projectId,
+          'alert_resolved',
+          resolutions.filter((r) => r.endpointIds.length > 0),
+        );
+        await this.resolutionBundler.handOver(manager, projectId, resolutions, now);
       }),
     );
   }

@@ -14,6 +14,17 @@ export interface ClaimedAlert {
   fired_event_id: string | null;
 }
 
+/** A claimed resolution of an episode that notified, with the route that notified it. */
+export interface ClaimedResolution {
+  alertId: string;
+  routeId: string;
+  /** Whether that route bundles (bundle_window_seconds > 0) now. */
+  bundling: boolean;
+  /** The endpoints attached to that route now (their `alert_resolved` fan-out). */
+  endpointIds: string[];
+  alert: Omit<ClaimedAlert, 'fired_event_id'>;
+}
+
 export type DispatchOutcome = 'notified' | 'suppressed' | 'silenced' | 'unrouted';
 
 /** The latest fired/refired event of alert `a` (a refire wins a tie with a first firing). */
@@ -129,8 +140,9 @@ export class AlertDispatchRepository {
 
   /**
    * Claims the resolution of each resolved alert among `ids` whose current firing episode a
-   * dispatch claimed and whose resolution nobody claimed yet, and answers, for those whose
-   * firing notified, the endpoints attached to the route that notified it. A firing that was
+   * dispatch claimed and whose resolution nobody claimed yet, and answers those whose firing
+   * notified, in the order of `ids`, with the route that notified it and the endpoints
+   * attached to it. A firing that was
    * silenced, suppressed or matched no route notified nobody, so its resolution does not
    * either; a firing never claimed (resolved before its dispatch ran) has nothing to resolve.
    * A concurrent claim of the same resolution waits for the first transaction and then gets
@@ -141,8 +153,14 @@ export class AlertDispatchRepository {
     projectId: string,
     ids: readonly string[],
     at: Date,
-  ): Promise<Array<{ alertId: string; endpointIds: string[] }>> {
-    const rows: Array<{ alert_id: string; endpoint_ids: string[] }> = await manager.query(
+  ): Promise<ClaimedResolution[]> {
+    const rows: Array<
+      Omit<ClaimedAlert, 'fired_event_id'> & {
+        route_id: string;
+        bundling: boolean;
+        endpoint_ids: string[];
+      }
+    > = await manager.query(
       `WITH claimed AS (
          UPDATE alert_dispatch d SET resolved_at = $3
            FROM alert a ${LATEST_FIRE}
@@ -150,14 +168,28 @@ export class AlertDispatchRepository {
             AND d.alert_id = a.id
             AND COALESCE(d.fired_event_id, '${NO_EVENT}'::uuid) = COALESCE(f.id, '${NO_EVENT}'::uuid)
             AND d.resolved_at IS NULL
-         RETURNING d.alert_id, d.route_id, d.outcome
+         RETURNING d.alert_id, d.route_id, d.outcome, a.fingerprint, a.severity, a.labels,
+                   a.annotations
        )
-       SELECT c.alert_id, array_agg(re.endpoint_id::text ORDER BY re.endpoint_id) AS endpoint_ids
-         FROM claimed c JOIN alert_route_endpoint re ON re.route_id = c.route_id
+       SELECT c.alert_id AS id, c.route_id, c.fingerprint, c.severity, c.labels, c.annotations,
+              r.bundle_window_seconds > 0 AS bundling,
+              COALESCE(array_agg(re.endpoint_id::text ORDER BY re.endpoint_id)
+                         FILTER (WHERE re.endpoint_id IS NOT NULL), '{}') AS endpoint_ids
+         FROM claimed c
+         JOIN alert_route r ON r.id = c.route_id
+         LEFT JOIN alert_route_endpoint re ON re.route_id = c.route_id
         WHERE c.outcome = 'notified'
-        GROUP BY c.alert_id`,
+        GROUP BY c.alert_id, c.route_id, c.fingerprint, c.severity, c.labels, c.annotations,
+                 r.bundle_window_seconds
+        ORDER BY array_position($2::uuid[], c.alert_id)`,
       [projectId, ids, at],
     );
-    return rows.map((r) => ({ alertId: r.alert_id, endpointIds: r.endpoint_ids }));
+    return rows.map(({ route_id, bundling, endpoint_ids, ...alert }) => ({
+      alertId: alert.id,
+      routeId: route_id,
+      bundling,
+      endpointIds: endpoint_ids,
+      alert,
+    }));
   }
 }

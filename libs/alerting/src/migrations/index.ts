@@ -9,6 +9,7 @@ import { AlertDispatchResolution1764000000016 } from './1764000000016-alert-disp
 import { AlertDispatchOutbox1764000000017 } from './1764000000017-alert-dispatch-outbox.js';
 import { IngestSeverityMaps1764000000027 } from './1764000000027-ingest-severity-maps.js';
 import { Heartbeats1764000000028 } from './1764000000028-heartbeats.js';
+import { AlertBundles1764000000033 } from './1764000000033-alert-bundles.js';
 
 /**
  * The migrations of alerting's tables, in order. Released ones are never edited (names and
@@ -25,4 +26,5 @@ export const ALERTING_MIGRATIONS: MigrationClass[] = [
   AlertDispatchOutbox1764000000017,
   IngestSeverityMaps1764000000027,
   Heartbeats1764000000028,
+  AlertBundles1764000000033,
 ];

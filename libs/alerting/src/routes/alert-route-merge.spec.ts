@@ -31,6 +31,7 @@ function stored(extra: Partial<AlertRouteRow> = {}): AlertRouteRow {
     in_app_target_role: null,
     min_severity_for_notification: 'high',
     cooldown_seconds: 60,
+    bundle_window_seconds: 45,
     enabled: true,
     last_notified_at: null,
     created_at: new Date('2030-01-01T00:00:00Z'),
@@ -72,6 +73,7 @@ describe('mergeAlertRoute: a create', () => {
         in_app_target_role: null,
         min_severity_for_notification: null,
         cooldown_seconds: null,
+        bundle_window_seconds: 0,
         enabled: true,
       },
       problems: [],
@@ -101,6 +103,7 @@ describe('mergeAlertRoute: an update', () => {
       in_app_target_role: 'Admin',
       min_severity_for_notification: 'high',
       cooldown_seconds: 60,
+      bundle_window_seconds: 45,
       enabled: true,
     });
     expect([problems, references, endpointIds]).toEqual([[], [], undefined]);
@@ -123,6 +126,15 @@ describe('mergeAlertRoute: an update', () => {
       escalation_chain_id: null,
       min_severity_for_notification: null,
       cooldown_seconds: null,
+    });
+  });
+
+  it('takes bundle_window_seconds from the body, 0 included', () => {
+    expect(mergeAlertRoute(stored(), body({ bundle_window_seconds: 0 })).fields).toMatchObject({
+      bundle_window_seconds: 0,
+    });
+    expect(mergeAlertRoute(stored(), body({ bundle_window_seconds: 600 })).fields).toMatchObject({
+      bundle_window_seconds: 600,
     });
   });
 

@@ -109,6 +109,7 @@ export function mergeAlertRoute(current: AlertRouteRow | null, body: RouteBody):
     cooldown_seconds: given('cooldown_seconds')
       ? (body.cooldown_seconds ?? null)
       : (current?.cooldown_seconds ?? null),
+    bundle_window_seconds: body.bundle_window_seconds ?? current?.bundle_window_seconds ?? 0,
     enabled: body.enabled ?? current?.enabled ?? true,
   };
   const endpointIds = given('notification_endpoint_ids')

@@ -18,6 +18,7 @@ export function alertRouteView(row: AlertRouteRow): AlertRouteResponseDto {
     min_severity_for_notification: row.min_severity_for_notification,
     notification_endpoint_ids: row.notification_endpoint_ids,
     cooldown_seconds: row.cooldown_seconds,
+    bundle_window_seconds: row.bundle_window_seconds,
     last_notified_at: row.last_notified_at,
     enabled: row.enabled,
     created_at: row.created_at,

@@ -14,6 +14,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
+import { BUNDLE_WINDOW_DOC } from '../dispatch/bundle-window.js';
 import { SEVERITIES } from '../severity.js';
 import { IN_APP_TARGET_ROLES, IN_APP_TARGET_TYPES } from './alert-routes.repository.js';
 
@@ -117,6 +118,19 @@ abstract class AlertRouteFieldsBody {
   @Min(1)
   @Max(86400)
   cooldown_seconds?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 3600,
+    default: 0,
+    description: BUNDLE_WINDOW_DOC,
+  })
+  @ValidateIf(present('bundle_window_seconds'))
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  bundle_window_seconds?: number;
 
   @ApiPropertyOptional({ default: true })
   @ValidateIf(present('enabled'))

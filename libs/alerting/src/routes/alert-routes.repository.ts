@@ -20,6 +20,7 @@ export interface AlertRouteFields {
   in_app_target_role: InAppTargetRole | null;
   min_severity_for_notification: Severity | null;
   cooldown_seconds: number | null;
+  bundle_window_seconds: number;
   enabled: boolean;
 }
 
@@ -36,7 +37,7 @@ const ROUTE_SELECT = `
   SELECT r.id, r.project_id, r.name, r.priority, r.matchers, r.escalation_chain_id,
          r.in_app_target_type, r.in_app_target_roster_id, r.in_app_target_member_id,
          r.in_app_target_role, r.min_severity_for_notification, r.cooldown_seconds,
-         r.last_notified_at, r.enabled, r.created_at, r.updated_at,
+         r.bundle_window_seconds,         r.last_notified_at, r.enabled, r.created_at, r.updated_at,
          COALESCE((SELECT array_agg(re.endpoint_id::text ORDER BY re.endpoint_id)
                      FROM alert_route_endpoint re WHERE re.route_id = r.id),
                   '{}'::text[]) AS notification_endpoint_ids
@@ -55,6 +56,7 @@ const FIELD_COLUMNS: Array<keyof AlertRouteFields> = [
   'in_app_target_role',
   'min_severity_for_notification',
   'cooldown_seconds',
+  'bundle_window_seconds',
   'enabled',
 ];
 

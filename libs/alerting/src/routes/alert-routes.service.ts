@@ -219,6 +219,7 @@ function pickFields(row: AlertRouteRow): AlertRouteFields {
     in_app_target_role: row.in_app_target_role,
     min_severity_for_notification: row.min_severity_for_notification,
     cooldown_seconds: row.cooldown_seconds,
+    bundle_window_seconds: row.bundle_window_seconds,
     enabled: row.enabled,
   };
 }

@@ -89,52 +89,58 @@ export class AcknowledgementsRepository {
    * row was added.
    */
   async record(manager: EntityManager, ack: AcknowledgementRecord): Promise<boolean> {
+    const recorded = await this.recordEach(manager, ack, [ack.alertId]);
+    return recorded.length > 0;
+  }
+
+  /**
+   * `record` for each of `alertIds` (the alerts of the same project that one acknowledgement
+   * covers), in a fixed number of statements; answers the alerts it added a row for.
+   */
+  async recordEach(
+    manager: EntityManager,
+    ack: Omit<AcknowledgementRecord, 'alertId'>,
+    alertIds: readonly string[],
+  ): Promise<string[]> {
+    if (alertIds.length === 0) return [];
     const accountId = ack.by.kind === 'account' ? ack.by.id : null;
     const label = ack.by.kind === 'contact' ? ack.by.label : null;
-    const inserted: unknown[] = await manager.query(
+    const inserted: Array<{ alert_id: string }> = await manager.query(
       `INSERT INTO alert_acknowledgement
          (alert_id, channel, account_id, contact_label, escalation_instance_id, created_at)
-       SELECT $1, $2, $3, $4, $5, $6
+       SELECT x.alert_id, $2, $3, $4, $5, $6 FROM unnest($1::uuid[]) AS x (alert_id)
         WHERE NOT EXISTS (
           SELECT 1 FROM alert_acknowledgement k
-           WHERE k.alert_id = $1 AND k.channel = $2
+           WHERE k.alert_id = x.alert_id AND k.channel = $2
              AND (k.account_id = $3 OR k.contact_label = $4)
              AND k.created_at >= coalesce(
                (SELECT max(e.created_at) FROM alert_event e
-                 WHERE e.alert_id = $1 AND e.kind IN ('fired', 'refired')),
+                 WHERE e.alert_id = x.alert_id AND e.kind IN ('fired', 'refired')),
                '-infinity'::timestamptz))
-       RETURNING id`,
-      [ack.alertId, ack.channel, accountId, label, ack.instanceId ?? null, ack.at],
+       RETURNING alert_id`,
+      [alertIds, ack.channel, accountId, label, ack.instanceId ?? null, ack.at],
     );
-    if (inserted.length === 0) return false;
+    const recorded = inserted.map((row) => row.alert_id);
+    if (recorded.length === 0) return [];
     const by = ack.by.kind === 'account' ? { id: ack.by.id, name: ack.by.name } : { label };
+    const channel = ack.ledgerChannel ?? ack.channel;
     await this.timeline.record(
-      [
-        {
-          alertId: ack.alertId,
-          projectId: ack.projectId,
-          kind: AlertEventKind.Acknowledged,
-          details: { channel: ack.ledgerChannel ?? ack.channel, by },
-          at: ack.at,
-        },
-      ],
+      recorded.map((alertId) => ({
+        alertId,
+        projectId: ack.projectId,
+        kind: AlertEventKind.Acknowledged,
+        details: { channel, by },
+        at: ack.at,
+      })),
       manager,
     );
     await manager.query(
       `INSERT INTO escalation_ledger
          (project_id, alert_id, instance_id, account_id, contact_label, action, channel, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'acked', $6, $7)`,
-      [
-        ack.projectId,
-        ack.alertId,
-        ack.instanceId ?? null,
-        accountId,
-        label,
-        ack.ledgerChannel ?? ack.channel,
-        ack.at,
-      ],
+       SELECT $1, x.alert_id, $3, $4, $5, 'acked', $6, $7 FROM unnest($2::uuid[]) AS x (alert_id)`,
+      [ack.projectId, recorded, ack.instanceId ?? null, accountId, label, channel, ack.at],
     );
-    return true;
+    return recorded;
   }
 
   /**

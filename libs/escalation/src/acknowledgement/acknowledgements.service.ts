@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type Alert, AlertsRepository } from '@platform/alerting';
+import { type Alert, AlertBundlesRepository, AlertsRepository } from '@platform/alerting';
 import { Clock } from '@platform/core';
 import { escalationNotFound, linkSuperseded } from '../escalation-exception.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
@@ -25,7 +25,9 @@ export type AcknowledgeRequest = Omit<AcknowledgementRecord, 'projectId' | 'at'>
  * with 1 and an SMS reply. Acknowledging halts every active escalation instance of the alert
  * (in the same transaction as the acknowledgement) and schedules each one's re-escalation
  * when its chain has `re_escalation_after`. It is idempotent per acknowledger and channel
- * within one firing; the alert's status is never changed.
+ * within one firing; the alert's status is never changed. Acknowledging the first alert of a
+ * storm-control bundle (in its bundle's firing) acknowledges the alerts that joined the bundle
+ * too, by the same acknowledger and channel.
  *
  * An answer to a page acknowledges only while the page's escalation is the alert's current one:
  * a page of an earlier firing must not take the incident that followed it.
@@ -42,6 +44,7 @@ export class AcknowledgementsService {
     private readonly repository: AcknowledgementsRepository,
     private readonly alerts: AlertsRepository,
     private readonly jobs: EscalationJobs,
+    private readonly bundles: AlertBundlesRepository,
   ) {}
 
   /**
@@ -64,6 +67,13 @@ export class AcknowledgementsService {
         throw linkSuperseded();
       await this.repository.record(manager, { ...request, projectId: alert.project_id, at });
       const halted = await this.repository.halt(manager, request.alertId, at);
+      // The first alert of a bundle escalates for it: its acknowledgement covers the alerts
+      // that joined (they have no escalation of their own; each is still acknowledged alone).
+      await this.repository.recordEach(
+        manager,
+        { ...request, instanceId: null, projectId: alert.project_id, at },
+        await this.bundles.ledBy(manager, request.alertId),
+      );
       const view = await this.alerts.findView(alert.project_id, request.alertId, manager);
       return { view: view!, halted };
     });

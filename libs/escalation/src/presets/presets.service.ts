@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AlertRoutesRepository } from '@platform/alerting';
+import { AlertRoutesRepository, PRESET_BUNDLE_WINDOW_SECONDS } from '@platform/alerting';
 import { Clock } from '@platform/core';
 import { ChainsRepository } from '../chains/chains.repository.js';
 import { EscalationErrorCode, EscalationException } from '../escalation-exception.js';
@@ -50,6 +50,7 @@ export class PresetsService {
             in_app_target_role: null,
             min_severity_for_notification: route.min_severity_for_notification,
             cooldown_seconds: null,
+            bundle_window_seconds: PRESET_BUNDLE_WINDOW_SECONDS,
             enabled: true,
           },
           at,
