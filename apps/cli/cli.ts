@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type CliIo, type Command, CommandContext, type OptionValues } from './command.js';
 import { ACCOUNT_COMMANDS } from './commands/account.js';
 import { ORGANIZATION_COMMANDS } from './commands/organizations.js';
+import { ALERTING_COMMANDS } from './commands/alerting.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { outputFormat } from './output.js';
 
@@ -13,7 +14,11 @@ const GLOBAL_OPTIONS: Options = {
   help: { type: 'boolean', short: 'h' },
 };
 
-export const COMMANDS: readonly Command[] = [...ACCOUNT_COMMANDS, ...ORGANIZATION_COMMANDS];
+export const COMMANDS: readonly Command[] = [
+  ...ACCOUNT_COMMANDS,
+  ...ORGANIZATION_COMMANDS,
+  ...ALERTING_COMMANDS,
+];
 
 /** Every option of every command, so the command's words are found wherever options sit. */
 function allOptions(commands: readonly Command[]): Options {
