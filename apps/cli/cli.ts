@@ -3,6 +3,7 @@ import { type CliIo, type Command, CommandContext, type OptionValues } from './c
 import { ACCOUNT_COMMANDS } from './commands/account.js';
 import { ORGANIZATION_COMMANDS } from './commands/organizations.js';
 import { ALERTING_COMMANDS } from './commands/alerting.js';
+import { RESOURCE_COMMANDS } from './commands/resources.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { outputFormat } from './output.js';
 
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   ...ACCOUNT_COMMANDS,
   ...ORGANIZATION_COMMANDS,
   ...ALERTING_COMMANDS,
+  ...RESOURCE_COMMANDS,
 ];
 
 /** Every option of every command, so the command's words are found wherever options sit. */

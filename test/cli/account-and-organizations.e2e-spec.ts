@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { TestApp } from '@platform/testing';
 import { createApiTestApp } from '../support/api-app.js';
-import { CliUser } from './run-platform.js';
+import { CliUser, TokenUser } from './run-platform.js';
 
 const ADMIN = { login: 'admin@example.com', password: 'correct horse battery staple' };
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
@@ -180,17 +180,3 @@ describe('platform CLI: login, organizations, projects and tokens', () => {
     expect((await user.run('logout')).code).toBe(3);
   });
 });
-
-/** A user who passes a token in PLATFORM_TOKEN instead of logging in. */
-class TokenUser extends CliUser {
-  constructor(
-    apiUrl: string,
-    private readonly token: string,
-  ) {
-    super(apiUrl);
-  }
-
-  override get env(): Record<string, string> {
-    return { ...super.env, PLATFORM_TOKEN: this.token };
-  }
-}

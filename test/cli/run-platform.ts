@@ -1,6 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestApp } from '@platform/testing';
 import { runCli } from '../../apps/cli/cli.js';
 import type { CliIo } from '../../apps/cli/command.js';
 
@@ -54,4 +57,25 @@ export class CliUser {
       throw new Error(`${argv.join(' ')} exited ${result.code}: ${result.stderr}`);
     return JSON.parse(result.stdout) as T;
   }
+}
+
+/** A user who passes a token (an API token or a session JWT) in PLATFORM_TOKEN instead of logging in. */
+export class TokenUser extends CliUser {
+  constructor(
+    apiUrl: string,
+    private readonly token: string,
+  ) {
+    super(apiUrl);
+  }
+
+  override get env(): Record<string, string> {
+    return { ...super.env, PLATFORM_TOKEN: this.token };
+  }
+}
+
+/** Makes an app a support helper created without `listen` answer on a port; its base URL. */
+export async function listening(t: TestApp): Promise<string> {
+  await t.app.listen(0, '127.0.0.1');
+  const address = (t.app.getHttpServer() as Server).address() as AddressInfo;
+  return `http://127.0.0.1:${address.port}`;
 }
