@@ -4,6 +4,7 @@ import { ACCOUNT_COMMANDS } from './commands/account.js';
 import { ORGANIZATION_COMMANDS } from './commands/organizations.js';
 import { ALERTING_COMMANDS } from './commands/alerting.js';
 import { RESOURCE_COMMANDS } from './commands/resources.js';
+import { COMPLETE_COMMAND, completionScript, completions } from './completion.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { outputFormat } from './output.js';
 
@@ -15,7 +16,15 @@ const GLOBAL_OPTIONS: Options = {
   help: { type: 'boolean', short: 'h' },
 };
 
+const completion: Command = {
+  name: 'completion',
+  summary: 'print the shell completion script: source <(platform completion bash|zsh)',
+  args: ['shell'],
+  run: async (context) => context.io.stdout(completionScript(context.args[0])),
+};
+
 export const COMMANDS: readonly Command[] = [
+  completion,
   ...ACCOUNT_COMMANDS,
   ...ORGANIZATION_COMMANDS,
   ...ALERTING_COMMANDS,
@@ -115,6 +124,11 @@ function checkUsage({ command, values, args }: CommandLine): void {
 }
 
 async function runCommand(argv: string[], io: CliIo, commands: readonly Command[]) {
+  if (argv[0] === COMPLETE_COMMAND) {
+    const candidates = completions(argv.slice(1), commands, GLOBAL_OPTIONS);
+    io.stdout(candidates.map((candidate) => `${candidate}\n`).join(''));
+    return;
+  }
   let line: CommandLine;
   try {
     line = parseCommandLine(argv, commands);
