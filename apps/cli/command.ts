@@ -69,12 +69,17 @@ export class CommandContext {
     return createPlatformClient({ baseUrl: this.apiUrl(), userAgent: USER_AGENT });
   }
 
-  /** A client with `PLATFORM_TOKEN` or the stored session's token; exit 3 without either. */
-  async client(): Promise<PlatformClient> {
+  /** `PLATFORM_TOKEN` or the stored session's token, and its API; exit 3 without either. */
+  async credential(): Promise<{ apiUrl: string; token: string }> {
     const stored = await readCredentials(this.io.env);
     const token = this.io.env.PLATFORM_TOKEN || stored?.token;
     if (!token) throw new NotLoggedInError();
-    return createPlatformClient({ baseUrl: this.apiUrl(stored), token, userAgent: USER_AGENT });
+    return { apiUrl: this.apiUrl(stored), token };
+  }
+
+  async client(): Promise<PlatformClient> {
+    const { apiUrl, token } = await this.credential();
+    return createPlatformClient({ baseUrl: apiUrl, token, userAgent: USER_AGENT });
   }
 
   /** The `data` of a success envelope, or the failure as the CLI reports it. */

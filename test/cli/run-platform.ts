@@ -32,13 +32,19 @@ export class CliUser {
     this.interrupt();
   }
 
+  private output: { stdout: string; stderr: string } = { stdout: '', stderr: '' };
+
+  /** The output of the latest run so far, while it runs (a `--watch`). */
+  watch(): { readonly stdout: string; readonly stderr: string } {
+    return this.output;
+  }
+
   async run(...argv: string[]): Promise<CliRun> {
-    let stdout = '';
-    let stderr = '';
+    const output = (this.output = { stdout: '', stderr: '' });
     const io: CliIo = {
       env: this.env,
-      stdout: (text) => (stdout += text),
-      stderr: (text) => (stderr += text),
+      stdout: (text) => (output.stdout += text),
+      stderr: (text) => (output.stderr += text),
       prompt: async (question) => {
         this.prompts.push(question);
         return this.answers.shift() ?? '';
@@ -46,7 +52,7 @@ export class CliUser {
       interrupted: () => new Promise((resolve) => (this.interrupt = resolve)),
     };
     const code = await runCli(argv, io);
-    return { code, stdout, stderr };
+    return { code, ...output };
   }
 
   /** Runs a command that must succeed; its stdout parsed as JSON. */

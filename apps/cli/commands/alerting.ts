@@ -2,6 +2,7 @@ import type { components } from '@platform/api-client';
 import { type Command, type CommandContext, parseLabels } from '../command.js';
 import { UsageError } from '../errors.js';
 import { type Column, fields } from '../output.js';
+import { watchAlerts } from './watch-alerts.js';
 
 type Schemas = components['schemas'];
 type Alert = Schemas['Alert'];
@@ -22,11 +23,13 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
 
 const alertsList: Command = {
   name: 'alerts list',
-  summary: "a project's alerts (--status firing|resolved, --acknowledged true|false)",
+  summary:
+    "a project's alerts (--status firing|resolved, --acknowledged true|false); --watch lists again on each notification",
   options: {
     ...PROJECT,
     status: { type: 'string' },
     acknowledged: { type: 'string' },
+    watch: { type: 'boolean', short: 'w' },
   },
   required: ['project'],
   run: async (context) => {
@@ -35,12 +38,17 @@ const alertsList: Command = {
       acknowledged: oneOf('acknowledged', context.string('acknowledged'), ['true', 'false']),
     };
     const client = await context.client();
-    const alerts = await context.data(
-      client.GET('/projects/{project_id}/alerts', {
-        params: { path: projectPath(context), query },
-      }),
-    );
-    context.print(alerts, ALERT_COLUMNS);
+    const list = async () =>
+      context.print(
+        await context.data(
+          client.GET('/projects/{project_id}/alerts', {
+            params: { path: projectPath(context), query },
+          }),
+        ),
+        ALERT_COLUMNS,
+      );
+    await list();
+    if (context.values.watch === true) await watchAlerts(context, list);
   },
 };
 
