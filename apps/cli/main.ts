@@ -2,4 +2,9 @@
 import { runCli } from './cli.js';
 import { terminalIo } from './terminal.js';
 
-process.exitCode = await runCli(process.argv.slice(2), terminalIo());
+const io = terminalIo();
+try {
+  process.exitCode = await runCli(process.argv.slice(2), io);
+} finally {
+  io.close();
+}
