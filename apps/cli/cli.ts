@@ -59,6 +59,7 @@ export function helpText(commands: readonly Command[] = COMMANDS): string {
     '  --api-url <url>          the API (default $PLATFORM_API_URL, else the logged-in one)',
     "  -h, --help               this help, or a command's usage",
     '',
+    'PLATFORM_TOKEN, when set, is used instead of the session `platform login` stored.',
     'Exit codes: 0 ok, 1 API error, 2 usage error, 3 not logged in.',
     '',
   ].join('\n');

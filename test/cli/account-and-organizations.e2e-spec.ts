@@ -164,6 +164,7 @@ describe('platform CLI: login, organizations, projects and tokens', () => {
     const help = await user.run('--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('  projects create ');
+    expect(help.stdout).toContain('PLATFORM_TOKEN, when set, is used instead of the session');
     expect(help.stdout).toContain('Exit codes: 0 ok, 1 API error, 2 usage error, 3 not logged in.');
   });
 
