@@ -4429,6 +4429,8 @@ export interface components {
             min_severity_for_notification: "critical" | "high" | "warning" | "info" | null;
             notification_endpoint_ids: string[];
             cooldown_seconds: number | null;
+            /** @description storm control, 0 (the default) turns it off: the alert that finds no open bundle on this route notifies at once and opens one for this many seconds; alerts routed here while it is open join it and reach the in-app target as one notification per recipient ("N more alerts on route X", listing them) when it closes. Endpoints still get every alert. The first alert's escalation covers the bundle (and ends, as any, when that alert resolves): acknowledging that alert acknowledges the bundle's alerts, each of which can still be acknowledged alone. Resolutions are bundled the same way ("N alerts resolved"). An alert at the exact end of the window opens a new bundle. */
+            bundle_window_seconds: number;
             /** Format: date-time */
             last_notified_at: string | null;
             enabled: boolean;
@@ -4480,6 +4482,11 @@ export interface components {
             notification_endpoint_ids?: string[];
             /** @description after notifying, further alerts of this route are suppressed for this long */
             cooldown_seconds?: Record<string, never> | null;
+            /**
+             * @description storm control, 0 (the default) turns it off: the alert that finds no open bundle on this route notifies at once and opens one for this many seconds; alerts routed here while it is open join it and reach the in-app target as one notification per recipient ("N more alerts on route X", listing them) when it closes. Endpoints still get every alert. The first alert's escalation covers the bundle (and ends, as any, when that alert resolves): acknowledging that alert acknowledges the bundle's alerts, each of which can still be acknowledged alone. Resolutions are bundled the same way ("N alerts resolved"). An alert at the exact end of the window opens a new bundle.
+             * @default 0
+             */
+            bundle_window_seconds: number;
             /** @default true */
             enabled: boolean;
             /**
@@ -4564,6 +4571,11 @@ export interface components {
             notification_endpoint_ids?: string[];
             /** @description after notifying, further alerts of this route are suppressed for this long */
             cooldown_seconds?: Record<string, never> | null;
+            /**
+             * @description storm control, 0 (the default) turns it off: the alert that finds no open bundle on this route notifies at once and opens one for this many seconds; alerts routed here while it is open join it and reach the in-app target as one notification per recipient ("N more alerts on route X", listing them) when it closes. Endpoints still get every alert. The first alert's escalation covers the bundle (and ends, as any, when that alert resolves): acknowledging that alert acknowledges the bundle's alerts, each of which can still be acknowledged alone. Resolutions are bundled the same way ("N alerts resolved"). An alert at the exact end of the window opens a new bundle.
+             * @default 0
+             */
+            bundle_window_seconds: number;
             /** @default true */
             enabled: boolean;
             /**
