@@ -95,7 +95,9 @@ describe('docker-compose.yml', () => {
 
   it('health checks run with the node of the image, which has no curl or wget', async () => {
     const dockerfile = read('Dockerfile');
-    expect(dockerfile).toMatch(/^FROM node:\S+-slim$/m);
+    // compose builds the last stage: the API image, on Node 22 LTS.
+    const stages = [...dockerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?$/gm)];
+    expect(stages.at(-1)!.slice(1)).toEqual(['node:22-bookworm-slim', 'api']);
     expect(dockerfile).toMatch(/^HEALTHCHECK .* CMD node -e "fetch\(/m);
     for (const [service, port] of [
       ['api', 3000],
