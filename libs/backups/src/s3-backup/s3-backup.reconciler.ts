@@ -18,9 +18,10 @@ import { RenderError } from '../render/errors.js';
 import { BackupLabels } from '../render/pod.js';
 import { renderS3Backup, s3BackupChildNames, SYNC_CONTAINER } from '../render/s3-backup.js';
 import {
-  type BackupRun,
   type BackupRuns,
+  claimNewestRun,
   type JobObject,
+  LAST_NOTIFIED_JOB_ANNOTATION,
   summarizeRuns,
   unreportedRuns,
 } from '../volume-backup/backup-runs.js';
@@ -30,10 +31,7 @@ import {
   needsSummary,
 } from '../volume-backup/backup-status.js';
 import { RunOutcomes } from '../volume-backup/run-outcomes.js';
-import {
-  CLEANUP_FINALIZER,
-  LAST_NOTIFIED_JOB_ANNOTATION,
-} from '../volume-backup/volume-backup.reconciler.js';
+import { CLEANUP_FINALIZER } from '../volume-backup/volume-backup.reconciler.js';
 import { S3BackupMetrics } from './s3-backup-metrics.js';
 import { S3BackupReporting } from './s3-backup-reporting.js';
 import {
@@ -125,7 +123,12 @@ export class S3BackupReconciler implements Reconciler<S3Backup> {
     await writeStatus(context, S3BackupKind, backup, collected.status);
     let live = backup;
     if (unreported.length > 0) {
-      const claimed = await this.claimRuns(context, backup, unreported.at(-1)!);
+      const claimed = await claimNewestRun(
+        context.client,
+        S3BackupKind,
+        backup,
+        unreported.at(-1)!,
+      );
       if (claimed) live = claimed;
     }
     await this.reporting.emit(context, collected.events);
@@ -237,27 +240,6 @@ export class S3BackupReconciler implements Reconciler<S3Backup> {
         }),
       ),
     );
-  }
-
-  /** Records the newest unreported run, failing (undefined) when the resource changed meanwhile. */
-  private async claimRuns(
-    context: ReconcileContext,
-    backup: S3Backup,
-    newest: BackupRun,
-  ): Promise<S3Backup | undefined> {
-    const { namespace, name } = identify(backup);
-    try {
-      return await context.client.mergePatch<S3Backup>(S3BackupKind, namespace, name, {
-        metadata: {
-          resourceVersion: backup.metadata.resourceVersion,
-          annotations: { [LAST_NOTIFIED_JOB_ANNOTATION]: newest.job },
-        },
-      });
-    } catch (error) {
-      // Another writer got there first; the watch brings the newer version for another pass.
-      if (error instanceof KubeApiError && error.status === 409) return undefined;
-      throw error;
-    }
   }
 }
 

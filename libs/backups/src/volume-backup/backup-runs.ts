@@ -1,4 +1,41 @@
-import type { KubeObject } from '@platform/kube';
+import { type KindRef, type KubeClient, KubeApiError, type KubeObject } from '@platform/kube';
+
+/**
+ * The newest finished backup Job whose outcome went to the webhooks. Kept on the resource, and
+ * claimed with a resourceVersion precondition once its deliveries are in status, so a restarted
+ * operator or another replica never queues the same Job twice (a delivery queued again after a
+ * crash in between has the same id and is one delivery).
+ */
+export const LAST_NOTIFIED_JOB_ANNOTATION = 'backups.k8s.neutral.com/last-notified-job';
+
+/**
+ * Records `newest` as the last reported run of a scheduled backup (VolumeBackup, S3Backup);
+ * undefined when the resource changed meanwhile (another writer got there first, and the watch
+ * brings the newer version for another pass).
+ */
+export async function claimNewestRun<T extends KubeObject>(
+  client: KubeClient,
+  kind: KindRef,
+  backup: T,
+  newest: BackupRun,
+): Promise<T | undefined> {
+  try {
+    return await client.mergePatch<T>(
+      kind,
+      backup.metadata.namespace ?? '',
+      backup.metadata.name ?? '',
+      {
+        metadata: {
+          resourceVersion: backup.metadata.resourceVersion,
+          annotations: { [LAST_NOTIFIED_JOB_ANNOTATION]: newest.job },
+        },
+      },
+    );
+  } catch (error) {
+    if (error instanceof KubeApiError && error.status === 409) return undefined;
+    throw error;
+  }
+}
 
 /** The parts of a batch/v1 Job status this operator reads (times may arrive as strings or Dates). */
 export interface JobStatusView {

@@ -22,7 +22,13 @@ import {
 } from '../render/volume-backup.js';
 import { VolumeBackupMetrics } from './backup-metrics.js';
 import { BackupReporting } from './backup-reporting.js';
-import { type BackupRun, type JobObject, summarizeRuns, unreportedRuns } from './backup-runs.js';
+import {
+  claimNewestRun,
+  type JobObject,
+  LAST_NOTIFIED_JOB_ANNOTATION,
+  summarizeRuns,
+  unreportedRuns,
+} from './backup-runs.js';
 import {
   type BackupProblem,
   type BackupStatusFields,
@@ -43,13 +49,7 @@ import {
 } from './target-cluster.js';
 
 export const CLEANUP_FINALIZER = 'backups.k8s.neutral.com/cleanup';
-/**
- * The newest finished backup Job whose outcome went to the webhooks. Kept on the resource, and
- * claimed with a resourceVersion precondition once its deliveries are in status, so a restarted
- * operator or another replica never queues the same Job twice (a delivery queued again after a
- * crash in between has the same id and is one delivery).
- */
-export const LAST_NOTIFIED_JOB_ANNOTATION = 'backups.k8s.neutral.com/last-notified-job';
+export { LAST_NOTIFIED_JOB_ANNOTATION } from './backup-runs.js';
 /** Nothing watches a remote cluster: its Jobs are looked at this often. */
 export const REMOTE_POLL_MS = 60_000;
 
@@ -178,7 +178,12 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     await writeStatus(context, VolumeBackupKind, backup, collected.status);
     let live = backup;
     if (unreported.length > 0) {
-      const claimed = await this.claimRuns(context, backup, unreported.at(-1)!);
+      const claimed = await claimNewestRun(
+        context.client,
+        VolumeBackupKind,
+        backup,
+        unreported.at(-1)!,
+      );
       if (claimed) live = claimed;
     }
     await this.reporting.emit(context, collected.events);
@@ -295,27 +300,6 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         }),
       ),
     );
-  }
-
-  /** Records the newest unreported run, failing (undefined) when the resource changed meanwhile. */
-  private async claimRuns(
-    context: ReconcileContext,
-    backup: VolumeBackup,
-    newest: BackupRun,
-  ): Promise<VolumeBackup | undefined> {
-    const { namespace, name } = identify(backup);
-    try {
-      return await context.client.mergePatch<VolumeBackup>(VolumeBackupKind, namespace, name, {
-        metadata: {
-          resourceVersion: backup.metadata.resourceVersion,
-          annotations: { [LAST_NOTIFIED_JOB_ANNOTATION]: newest.job },
-        },
-      });
-    } catch (error) {
-      // Another writer got there first; the watch brings the newer version for another pass.
-      if (error instanceof KubeApiError && error.status === 409) return undefined;
-      throw error;
-    }
   }
 }
 
