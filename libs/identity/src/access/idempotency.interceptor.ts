@@ -11,7 +11,7 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { CoreErrorCode, CoreException } from '@platform/core';
 import { REDIS } from '@platform/queue';
 import type { Redis } from 'ioredis';
-import { catchError, from, mergeMap, type Observable, of, tap, throwError } from 'rxjs';
+import { catchError, from, map, mergeMap, type Observable, of, throwError } from 'rxjs';
 import type { AuthenticatedRequest } from './principal.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -69,7 +69,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
           return of(prior.value);
         }
         return next.handle().pipe(
-          tap((value) => void this.keep(redisKey, { state: 'done', fingerprint, value })),
+          // Kept before the answer leaves, so a retry arriving right after it is a replay. The
+          // create happened: a failure to keep its answer must not turn it into an error.
+          mergeMap((value: unknown) =>
+            from(
+              this.keep(redisKey, { state: 'done', fingerprint, value }).catch(() => undefined),
+            ).pipe(map(() => value)),
+          ),
           catchError((error: unknown) =>
             from(this.redis.del(redisKey)).pipe(mergeMap(() => throwError(() => error))),
           ),
