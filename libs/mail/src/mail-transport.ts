@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, MetricsService } from '@platform/core';
-import { createTransport, type Transporter } from 'nodemailer';
+import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import type { EmailDelivery, EmailMessage } from './email.js';
 import { messageIdOf } from './message-id.js';
+import { composeMime, type Mailbox, mailbox } from './mime.js';
 
 /**
  * SMTP connections kept open and shared by concurrent sends (one process's pool). A burst of
@@ -28,7 +29,12 @@ function isLostConnection(error: SmtpError): boolean {
  * Sends e-mail over SMTP_URL through nodemailer's pooled SMTP transport: up to
  * SMTP_MAX_CONNECTIONS sessions stay open and each sends one message after the other, without
  * a handshake per message. A message the server refuses fails alone; one whose reused session
- * turns out closed is sent once more. Without SMTP_URL, the message goes to the log as one
+ * turns out closed is sent once more.
+ *
+ * Each message goes to the transport composed (`raw`, with its envelope): handed the fields,
+ * nodemailer builds a MIME tree per message and streams it to the socket in a dozen small
+ * writes, which in a burst of pages cost several times the CPU of sending it (bench:mail,
+ * bench:escalation in docs/performance.md). Without SMTP_URL, the message goes to the log as one
  * JSON line, so nothing is lost silently; the logger redacts the tokens and links' secrets in
  * it like in any other line (a setup that must follow the links points SMTP_URL at a mail
  * catcher).
@@ -37,6 +43,7 @@ function isLostConnection(error: SmtpError): boolean {
 export class MailTransport implements OnModuleDestroy {
   private readonly logger = new Logger('mail');
   private readonly smtp: Transporter | null;
+  private readonly from: Mailbox;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -52,6 +59,7 @@ export class MailTransport implements OnModuleDestroy {
           logger: false,
         })
       : null;
+    this.from = mailbox(config.mailFrom);
   }
 
   async send(message: EmailMessage): Promise<EmailDelivery> {
@@ -61,13 +69,10 @@ export class MailTransport implements OnModuleDestroy {
       return { via: 'log' };
     }
     const messageId = messageIdOf(this.config.mailFrom, message.messageKey);
-    const mail = {
-      from: this.config.mailFrom,
-      to: message.to,
-      subject: message.subject,
-      text: message.text,
-      html: message.html ?? undefined,
-      messageId,
+    const to = mailbox(message.to);
+    const mail: SendMailOptions = {
+      envelope: { from: this.from.address, to: [to.address] },
+      raw: composeMime({ ...message, from: this.from, to, messageId, date: new Date() }),
     };
     try {
       await this.smtp.sendMail(mail).catch((error: SmtpError) => {
