@@ -43,8 +43,9 @@ function unchanged(): InstanceType<typeof IdentityException> {
  * - Confirming (`POST /accounts/me/email/verify`, or the link opened in a signed-in browser)
  *   needs a session of the account that asked: another account's token is unknown here. It
  *   makes the new address the login, verified, and tells the OLD address (e-mail) and the
- *   account (in-app) through an `email_changed` security notice. A reset link mailed to the
- *   old address stops working.
+ *   account (in-app) through an `email_changed` security notice, under the delivery rules of
+ *   every security notice (e-mailed at once, unless the account turned security e-mail off).
+ *   A reset link mailed to the old address stops working.
  * - Sessions and static tokens stay, as on GitHub: the change was proven with the password
  *   and the new mailbox, and the notice to the old address is the alarm if it was not the
  *   owner. (A password change, by contrast, ends every other session.)
