@@ -58,6 +58,10 @@ const TOKEN_NEEDS: Record<string, string> = {
   'GET /admin/platform_incidents/:id': 'session',
   'PATCH /admin/platform_incidents/:id': 'session',
   'POST /accounts/me/password': 'session',
+  'PUT /accounts/me/email': 'session',
+  'POST /accounts/me/email/verify': 'session',
+  'GET /accounts/me/email/verify': 'session',
+  'DELETE /accounts/me/email/pending': 'session',
 };
 
 /**

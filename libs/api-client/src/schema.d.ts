@@ -224,6 +224,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/me/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change my e-mail address */
+        put: operations["emailChange.request"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/me/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Confirmation link of a new e-mail address */
+        get: operations["emailChange.confirmLink"];
+        put?: never;
+        /** Confirm my new e-mail address */
+        post: operations["emailChange.confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/me/email/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel my pending e-mail address change */
+        delete: operations["emailChange.cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organizations": {
         parameters: {
             query?: never;
@@ -3079,6 +3131,34 @@ export interface components {
             password: string;
             "password-confirm": string;
             /** @description the token of the reset e-mail */
+            token: string;
+        };
+        PendingEmailChangeResponseDto: {
+            /** @description the address waiting for confirmation */
+            email: string;
+            /**
+             * Format: date-time
+             * @description when the link expires
+             */
+            expires_at: string;
+        };
+        ChangeEmailBody: {
+            /**
+             * @description the new address; it becomes the login once the link mailed to it is opened
+             * @example ada@new.example
+             */
+            email: string;
+            /** @description the password the account has now */
+            current_password: string;
+        };
+        EmailChangedResponseDto: {
+            /** @description the login and e-mail address of the account now */
+            email: string;
+            /** @enum {boolean} */
+            email_verified: true;
+        };
+        ConfirmEmailChangeBody: {
+            /** @description the token of the confirmation e-mail */
             token: string;
         };
         OrganizationResponseDto: {
@@ -7075,6 +7155,509 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "invalid_reset_token" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unavailable; retryable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "emailChange.request": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Major API version; absent means the latest stable (1). */
+                "API-Version"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeEmailBody"];
+            };
+        };
+        responses: {
+            /** @description the link is on its way to the new address */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: components["schemas"]["ResponseMetadata"];
+                        data: components["schemas"]["PendingEmailChangeResponseDto"];
+                    };
+                };
+            };
+            /** @description `bad_request`: a body that is not JSON or nests too deep; `unsupported_api_version`: an API-Version this route does not serve */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "unsupported_api_version";
+                    };
+                };
+            };
+            /** @description `unauthorized`: no credentials, or an invalid, revoked or expired session or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `interactive_session_required`: a static token calls a route only a login session may call; `invalid_csrf_token`: a cookie session without an X-CSRF-Token header matching its CSRF cookie */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "interactive_session_required" | "invalid_csrf_token";
+                    };
+                };
+            };
+            /** @description `login_taken`: another account has this e-mail address */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "login_taken";
+                    };
+                };
+            };
+            /** @description `payload_too_large`: a body larger than the API reads */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body of a media type, charset or Content-Encoding not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `validation_failed`: email (an e-mail address other than the account's), or a current_password that is not the account's; `details.fields` names each failing field with its messages and nothing is written */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description `rate_limited`: too many e-mail address changes for this account or to this address; `Retry-After` says when to try again; `too_many_attempts`: too many wrong passwords for this account; Retry-After says when */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited" | "too_many_attempts";
+                    };
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unavailable; retryable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "emailChange.confirmLink": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Major API version; absent means the latest stable (1). */
+                "API-Version"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new address is the login (a short HTML page unless JSON is accepted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: components["schemas"]["ResponseMetadata"];
+                        data: components["schemas"]["EmailChangedResponseDto"];
+                    };
+                };
+            };
+            /** @description `bad_request`: a body that is not JSON or nests too deep; `unsupported_api_version`: an API-Version this route does not serve */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "unsupported_api_version";
+                    };
+                };
+            };
+            /** @description `unauthorized`: no credentials, or an invalid, revoked or expired session or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `interactive_session_required`: a static token calls a route only a login session may call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "interactive_session_required";
+                    };
+                };
+            };
+            /** @description `login_taken`: another account has this e-mail address */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "login_taken";
+                    };
+                };
+            };
+            /** @description `payload_too_large`: a body larger than the API reads */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body of a media type, charset or Content-Encoding not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `invalid_verification_token`: the verification token is unknown, used or expired; `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_verification_token" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unavailable; retryable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "emailChange.confirm": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Major API version; absent means the latest stable (1). */
+                "API-Version"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmEmailChangeBody"];
+            };
+        };
+        responses: {
+            /** @description the new address is the account's login */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: components["schemas"]["ResponseMetadata"];
+                        data: components["schemas"]["EmailChangedResponseDto"];
+                    };
+                };
+            };
+            /** @description `bad_request`: a body that is not JSON or nests too deep; `unsupported_api_version`: an API-Version this route does not serve */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "unsupported_api_version";
+                    };
+                };
+            };
+            /** @description `unauthorized`: no credentials, or an invalid, revoked or expired session or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `interactive_session_required`: a static token calls a route only a login session may call; `invalid_csrf_token`: a cookie session without an X-CSRF-Token header matching its CSRF cookie */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "interactive_session_required" | "invalid_csrf_token";
+                    };
+                };
+            };
+            /** @description `login_taken`: another account has this e-mail address */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "login_taken";
+                    };
+                };
+            };
+            /** @description `payload_too_large`: a body larger than the API reads */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body of a media type, charset or Content-Encoding not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `invalid_verification_token`: the verification token is unknown, used or expired; `validation_failed`: token; `details.fields` names each failing field with its messages and nothing is written */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_verification_token" | "validation_failed";
+                    };
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unavailable; retryable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    "emailChange.cancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Major API version; absent means the latest stable (1). */
+                "API-Version"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pending change is cancelled; its link stops working */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_request`: a body that is not JSON or nests too deep; `unsupported_api_version`: an API-Version this route does not serve */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "unsupported_api_version";
+                    };
+                };
+            };
+            /** @description `unauthorized`: no credentials, or an invalid, revoked or expired session or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description `interactive_session_required`: a static token calls a route only a login session may call; `invalid_csrf_token`: a cookie session without an X-CSRF-Token header matching its CSRF cookie */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "interactive_session_required" | "invalid_csrf_token";
+                    };
+                };
+            };
+            /** @description `not_found`: no e-mail address change is pending */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description `payload_too_large`: a body larger than the API reads */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body of a media type, charset or Content-Encoding not read */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
                     };
                 };
             };

@@ -96,6 +96,13 @@ export const REAUTHENTICATION_ERRORS: readonly ErrorDoc[] = [
   [429, 'too_many_attempts', 'too many wrong passwords for this account; Retry-After says when'],
 ];
 
+/** A verification or confirmation token that cannot be used (one code for every reason). */
+export const VERIFICATION_TOKEN_ERROR: ErrorDoc = [
+  422,
+  'invalid_verification_token',
+  'the verification token is unknown, used or expired',
+];
+
 /** 422 with `details.fields: [{field, messages}]`; nothing was written. */
 export const invalidDoc = (rules: string): ErrorDoc => [
   422,

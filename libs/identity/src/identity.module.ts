@@ -16,6 +16,9 @@ import { LoginService } from './auth/login.service.js';
 import { Reauthentication } from './auth/reauthentication.js';
 import { SessionTokens } from './auth/session-tokens.js';
 import { SessionsRepository } from './auth/sessions.repository.js';
+import { EmailChangeController } from './email-change/email-change.controller.js';
+import { EmailChangeRepository } from './email-change/email-change.repository.js';
+import { EmailChangeService } from './email-change/email-change.service.js';
 import { IDENTITY_ENTITIES } from './entities.js';
 import { InvitationsController } from './invitations/invitations.controller.js';
 import { InvitationsService } from './invitations/invitations.service.js';
@@ -42,9 +45,9 @@ import { TokensService } from './tokens/tokens.service.js';
 /**
  * Axis A: accounts, sessions and passwords, organizations, projects, memberships, tokens,
  * invitations, and the global AccessGuard that every route passes. Security events (new login
- * origins, password, token, phone and role changes, locked logins) are told to the accounts
- * through SecurityNotices: a queued job that the notifications worker delivers, since the
- * notifications library depends on this one.
+ * origins, password, e-mail address, token, phone and role changes, locked logins) are told to
+ * the accounts through SecurityNotices: a queued job that the notifications worker delivers,
+ * since the notifications library depends on this one.
  */
 import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
 
@@ -60,6 +63,7 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     SignupController,
     AccountsController,
     PasswordsController,
+    EmailChangeController,
     OrganizationsController,
     TokensController,
     InvitationsController,
@@ -80,6 +84,8 @@ import { PasswordHasher, passwordHasherProvider } from './auth/passwords.js';
     PasswordResetRepository,
     PasswordChangeService,
     PasswordResetService,
+    EmailChangeRepository,
+    EmailChangeService,
     SignupService,
     OrganizationsService,
     MembershipsService,

@@ -5,6 +5,7 @@ export const IDENTITY_TABLES: TableOwnership = {
   library: 'identity',
   tables: [
     'account',
+    'account_email_change',
     'account_login_origin',
     'api_token',
     'email_verification',

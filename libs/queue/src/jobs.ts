@@ -135,6 +135,11 @@ export interface JobPayloads extends Record<JobName, unknown> {
     userAgent: string | null;
     link: string;
     details: Record<string, string | number | boolean | null>;
+    /**
+     * The address the e-mail goes to instead of the account's login: the address an account
+     * just left, whose holder must hear of the change (`email_changed`).
+     */
+    emailTo?: string;
   };
   /**
    * Notifies the next page of a fan-out shard's accounts: those after `after` (null: from the

@@ -66,6 +66,18 @@ export const RATE_LIMITS = {
     windowSeconds: DAY,
     what: 'invitations to this e-mail address',
   },
+  emailChangesPerAccount: {
+    name: 'email-changes:account',
+    limit: 5,
+    windowSeconds: HOUR,
+    what: 'e-mail address changes requested for this account',
+  },
+  emailChangesPerAddress: {
+    name: 'email-changes:address',
+    limit: 3,
+    windowSeconds: HOUR,
+    what: 'confirmation e-mails to this address',
+  },
   phoneCodesPerAccount: {
     name: 'phone-codes:account',
     limit: 5,

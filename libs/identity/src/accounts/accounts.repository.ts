@@ -63,6 +63,29 @@ export class AccountsRepository {
     );
   }
 
+  /**
+   * Makes `login` the account's login and verified e-mail address (its link was opened);
+   * answers the login it had. A login another account holds fails on the unique login_key.
+   */
+  async changeLogin(
+    manager: EntityManager,
+    id: string,
+    login: string,
+    now: Date,
+  ): Promise<string | null> {
+    const rows: Array<{ previous_login: string }> = await manager.query(
+      `WITH previous AS (SELECT id, login FROM account WHERE id = $1 FOR UPDATE),
+            changed AS (
+              UPDATE account a
+                 SET login = $2, login_key = $3, email_verified_at = $4, updated_at = $4
+                FROM previous WHERE a.id = previous.id
+              RETURNING previous.login AS previous_login)
+       SELECT previous_login FROM changed`,
+      [id, login.trim(), loginKey(login), now],
+    );
+    return rows[0]?.previous_login ?? null;
+  }
+
   create(
     manager: EntityManager,
     fields: Pick<

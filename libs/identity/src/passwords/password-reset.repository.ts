@@ -22,6 +22,11 @@ export class PasswordResetRepository {
     );
   }
 
+  /** Cancels the account's reset link (it went to an address the account no longer has). */
+  async cancel(manager: EntityManager, accountId: string): Promise<void> {
+    await manager.query(`DELETE FROM password_reset WHERE account_id = $1`, [accountId]);
+  }
+
   /** Why the token cannot be used now; null when it can. */
   async problemWith(tokenHash: string, now: Date): Promise<ResetTokenProblem | null> {
     const [row]: Array<{ used_at: Date | null; expires_at: Date }> = await this.dataSource.query(

@@ -18,6 +18,8 @@ export interface SecurityNotice {
   details?: Record<string, string | number | boolean | null>;
   /** From where, when not the request being served (a request answers for itself). */
   origin?: { address: string | null; userAgent: string | null };
+  /** The address to e-mail instead of the account's login (the one it just left). */
+  emailTo?: string;
 }
 
 /**
@@ -58,6 +60,7 @@ export class SecurityNotices implements OnApplicationShutdown {
           userAgent: origin.userAgent,
           link: `${this.config.publicUrl}${notice.path}`,
           details: notice.details ?? {},
+          ...(notice.emailTo ? { emailTo: notice.emailTo } : {}),
         },
         { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true },
       )

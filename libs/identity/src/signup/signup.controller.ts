@@ -12,13 +12,17 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, type ErrorDoc, Public } from '@platform/core';
+import { ApiData, ApiErrors, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { page, wantsPage } from '../auth/html-page.js';
 import { LoginService } from '../auth/login.service.js';
 import { clearSession, presentedSessions, sendSession } from '../auth/session-cookies.js';
 import { IdentityException, notFound } from '../identity-exception.js';
-import { invalidDoc, rateLimitedDoc } from '../identity-errors.openapi.js';
+import {
+  invalidDoc,
+  rateLimitedDoc,
+  VERIFICATION_TOKEN_ERROR,
+} from '../identity-errors.openapi.js';
 import {
   EmailVerifiedResponseDto,
   LegalDocumentResponseDto,
@@ -28,12 +32,6 @@ import {
 import { LegalRepository } from './legal.repository.js';
 import { LoginBody, ResendVerificationBody, SignupBody, VerifyEmailBody } from './signup.dto.js';
 import { SignupService } from './signup.service.js';
-
-const VERIFICATION_TOKEN_ERROR: ErrorDoc = [
-  422,
-  'invalid_verification_token',
-  'the verification token is unknown, used or expired',
-];
 
 /** Public surface: legal documents, signup, e-mail verification, login and logout. */
 @ApiTags('accounts')

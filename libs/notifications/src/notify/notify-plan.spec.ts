@@ -446,6 +446,18 @@ describe('planNotifications: e-mail', () => {
     expect(result.heldEmails.map((e) => e.accountId)).toEqual(['b']);
   });
 
+  it('sends the e-mail to the address named for an account instead of its login', () => {
+    const result = plan(
+      [request({ recipients: ['a', 'b'], emailTo: { a: 'old-a@example.org' } })],
+      data([account('a'), account('b')]),
+    );
+    expect(result.emails.map((e) => e.message.to)).toEqual(['old-a@example.org', 'b@example.com']);
+    expect(result.deliveries.map((d) => [d.accountId, d.status])).toEqual([
+      ['a', 'queued'],
+      ['b', 'queued'],
+    ]);
+  });
+
   it('sends no e-mail to an account that turned it off', () => {
     const result = plan(
       [request()],

@@ -181,7 +181,7 @@ export function planNotifications(
               idempotencyKey: request.idempotencyKey,
             })
           : null;
-        planEmail(plan, recipient, notification, category.key, email);
+        planEmail(plan, recipient, notification, category.key, email, request.emailTo);
         planPhone(plan, recipient, notification, request.channels, shortText);
         return { accountId: account.id, notification, decision };
       }),
@@ -246,6 +246,7 @@ function planEmail(
   notification: number | null,
   categoryKey: string,
   content: () => EmailContent,
+  emailTo: NotifyRequest['emailTo'],
 ): void {
   if (decision.email === 'skip') return;
   const email = content();
@@ -258,7 +259,12 @@ function planEmail(
       reason: null,
     });
     plan.emails.push({
-      message: { to: account.login, subject: email.subject, text: email.text, html: email.html },
+      message: {
+        to: emailTo?.[account.id] ?? account.login,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+      },
       delivery,
     });
   } else if (decision.email === 'hold' || decision.email === 'digest') {

@@ -26,6 +26,12 @@ export interface NotifyRequest {
   payload: Record<string, unknown>;
   /** E-mail content; defaults to a summary of the category and event. */
   email?: { subject: string; text: string; html?: string };
+  /**
+   * Per account id, the address its e-mail goes to instead of its login (an address the
+   * account just left). For e-mail sent at once, as the mandatory-instant categories' is:
+   * held and digested e-mail goes to the login when it is released.
+   */
+  emailTo?: Readonly<Record<string, string>>;
   /** Text for SMS and phone calls; defaults to the e-mail subject. */
   shortText?: string;
   /**

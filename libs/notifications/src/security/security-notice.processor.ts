@@ -5,8 +5,14 @@ import { RecipientsRepository } from '../notify/recipients.repository.js';
 
 type SecurityNoticeJob = JobPayloads[JobName.SecurityNotice];
 
-/** The e-mail subject and first sentence of each event. */
-const WORDING: Record<SecurityEvent, { subject: string; summary: string }> = {
+const RESET_ADVICE =
+  'If this was not you, reset your password at once and revoke tokens you do not know.';
+
+/**
+ * The e-mail subject and first sentence of each event, and what to do if it was not the
+ * reader (`advice`, default RESET_ADVICE).
+ */
+const WORDING: Record<SecurityEvent, { subject: string; summary: string; advice?: string }> = {
   login_from_new_origin: {
     subject: 'New sign-in to your account',
     summary:
@@ -30,7 +36,11 @@ const WORDING: Record<SecurityEvent, { subject: string; summary: string }> = {
   },
   email_changed: {
     subject: 'Your e-mail address was changed',
-    summary: 'The e-mail address of your account was changed.',
+    summary:
+      'The e-mail address of your account was changed; it is the login of the account now, and no mail reaches this address any more.',
+    // Reset links go to the new address now, so the old address cannot win the account back.
+    advice:
+      'If this was not you, contact your platform administrator at once: password reset links now go to the new address.',
   },
   phone_changed: {
     subject: 'Your phone number was changed',
@@ -64,7 +74,7 @@ export function securityPayload(job: SecurityNoticeJob): Record<string, unknown>
 }
 
 export function securityEmail(job: SecurityNoticeJob): { subject: string; text: string } {
-  const { subject, summary } = WORDING[job.event];
+  const { subject, summary, advice = RESET_ADVICE } = WORDING[job.event];
   const facts = Object.entries(job.details).map(([key, value]) => `${key}: ${String(value)}`);
   const text = [
     summary,
@@ -75,7 +85,7 @@ export function securityEmail(job: SecurityNoticeJob): { subject: string; text: 
     '',
     `Review it here: ${job.link}`,
     '',
-    'If this was not you, reset your password at once and revoke tokens you do not know.',
+    advice,
   ].join('\n');
   return { subject, text };
 }
@@ -83,7 +93,8 @@ export function securityEmail(job: SecurityNoticeJob): { subject: string; text: 
 /**
  * Turns the SecurityNotice jobs that identity enqueues (it cannot notify itself: this library
  * depends on it) into `security` notifications: to the account, and to the organization's
- * admins when the job says so. The notice id is the idempotency key, so a job retried after a
+ * admins when the job says so. The account's e-mail goes to the job's `emailTo` when it names
+ * one (an `email_changed` notice reaches the address the account left, not its new login). The notice id is the idempotency key, so a job retried after a
  * crash writes no second in-app row.
  */
 @Injectable()
@@ -106,6 +117,7 @@ export class SecurityNoticeProcessor {
       recipients: [job.accountId, ...admins],
       payload: securityPayload(job),
       email: securityEmail(job),
+      emailTo: job.emailTo ? { [job.accountId]: job.emailTo } : undefined,
       idempotencyKey: `security/${job.noticeId}`,
     });
     return outcomes.length;
