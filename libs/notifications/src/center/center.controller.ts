@@ -5,8 +5,10 @@ import {
   ApiErrors,
   Clock,
   IdParam,
+  invalidQueryDoc,
   ListResult,
   NotIdParams,
+  queryBoolean,
   UUID_PATTERN,
 } from '@platform/core';
 import {
@@ -35,29 +37,22 @@ import {
 import { AbsencesRepository } from './absences.repository.js';
 import { type BannerRow, BroadcastsRepository } from './broadcasts.repository.js';
 import { BroadcastsService } from './broadcasts.service.js';
-import { CreateAbsenceBody, CreateBroadcastBody } from './center.dto.js';
+import {
+  CreateAbsenceBody,
+  CreateBroadcastBody,
+  NOTIFICATIONS_DEFAULT_LIMIT,
+  NOTIFICATIONS_MAX_LIMIT,
+  NotificationListQuery,
+} from './center.dto.js';
 import { NotificationCenterService } from './center.service.js';
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-
-/** Out-of-range or malformed paging never fails: it is clamped to the nearest sensible value. */
-export function clampPaging(limit?: string, offset?: string): { limit: number; offset: number } {
-  const parsedLimit = Number.parseInt(limit ?? '', 10);
-  const parsedOffset = Number.parseInt(offset ?? '', 10);
-  return {
-    limit: Number.isNaN(parsedLimit)
-      ? DEFAULT_LIMIT
-      : Math.min(MAX_LIMIT, Math.max(1, parsedLimit)),
-    // Past MAX_SAFE_INTEGER the number is no longer exact, and past 2^63 PostgreSQL refuses it.
-    offset: Number.isNaN(parsedOffset)
-      ? 0
-      : Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, parsedOffset)),
-  };
-}
-
-function unreadFilter(value?: string): boolean | undefined {
-  return value === 'true' ? true : value === 'false' ? false : undefined;
+/** The spec's `limit`: never refused; out of range is clamped, malformed takes the default. */
+export function clampLimit(limit: unknown): number {
+  const first: unknown = Array.isArray(limit) ? limit[0] : limit;
+  const parsed = typeof first === 'string' ? Number.parseInt(first, 10) : Number.NaN;
+  return Number.isNaN(parsed)
+    ? NOTIFICATIONS_DEFAULT_LIMIT
+    : Math.min(NOTIFICATIONS_MAX_LIMIT, Math.max(1, parsed));
 }
 
 const absenceView = (a: NotificationAbsence): AbsenceResponseDto => ({
@@ -111,21 +106,21 @@ export class NotificationCenterController {
     list: true,
     description: 'a page of notifications, newest first, with `metadata.total`',
   })
-  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
+  @ApiErrors(
+    ...ACCOUNT_TOKEN_ERRORS,
+    invalidQueryDoc('`unread` not true or false, or `offset` not a non-negative integer'),
+  )
   @Authenticated(READ_CENTER)
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query('unread') unread?: string,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @Query() query: NotificationListQuery,
   ): Promise<ListResult<NotificationResponseDto>> {
-    const paging = clampPaging(limit, offset);
     const page = await this.center.list(
       principal.account.id,
       confinementOf(principal),
-      unreadFilter(unread),
-      paging.limit,
-      paging.offset,
+      queryBoolean(query.unread),
+      clampLimit(query.limit),
+      query.offset,
     );
     return new ListResult(page.items, page.total);
   }

@@ -1,5 +1,4 @@
 import {
-  applyDecorators,
   Body,
   Controller,
   Delete,
@@ -9,8 +8,8 @@ import {
   Post,
   Query,
 } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, type ErrorDoc, IdParam } from '@platform/core';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors, type ErrorDoc, IdParam, invalidQueryDoc } from '@platform/core';
 import {
   Authenticated,
   CSRF_ERROR,
@@ -29,8 +28,8 @@ import {
   WebhookWithReceiveSecretResponseDto,
   WebhookWithSigningSecretResponseDto,
 } from '../webhooks.openapi.js';
-import { historyPaging, WebhookHistoryService } from './webhook-history.service.js';
-import { CreateWebhookBody, UpdateWebhookBody } from './webhooks.dto.js';
+import { WebhookHistoryService } from './webhook-history.service.js';
+import { CreateWebhookBody, UpdateWebhookBody, WebhookHistoryQuery } from './webhooks.dto.js';
 import { WebhooksService } from './webhooks.service.js';
 
 const WEBHOOK_404 = organizationNotFoundDoc('no webhook of the organization has this id');
@@ -45,12 +44,10 @@ const URL_NOT_ALLOWED: ErrorDoc = [
 const READ_ERRORS = [...ORGANIZATION_ACCESS_ERRORS, WEBHOOK_404];
 const WRITE_ERRORS = [...ORGANIZATION_ACCESS_ERRORS, CSRF_ERROR, WEBHOOK_404];
 
-/** limit (default 25, clamped 1..200) and offset (floored at 0); never a 422. */
-const Paged = () =>
-  applyDecorators(
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', default: 25 } }),
-    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', default: 0 } }),
-  );
+/** The history lists page with `limit` 1..200 (default 25) and `offset`; anything else is refused. */
+const PAGING_422 = invalidQueryDoc(
+  '`limit` not an integer in 1..200, or `offset` not a non-negative integer',
+);
 
 /**
  * Webhooks of an organization (`webhooks:*` permissions): each has a receive side (a public
@@ -141,18 +138,17 @@ export class WebhooksController {
     list: true,
     description: 'a page of outbound deliveries, newest first, with `metadata.total`',
   })
-  @Paged()
-  @ApiErrors(...READ_ERRORS)
+  @ApiErrors(...READ_ERRORS, PAGING_422)
   @Authenticated({ scope: 'organization', permission: 'webhooks:read' })
   @ApiOperation({ summary: 'List deliveries of a webhook' })
   deliveries(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @Query() query: WebhookHistoryQuery,
   ) {
     return this.history.deliveryPage(principal, id, {
-      ...historyPaging(limit, offset),
+      limit: query.limit,
+      offset: query.offset,
       showResponses: principalMay(principal, 'webhooks:update'),
     });
   }
@@ -162,16 +158,14 @@ export class WebhooksController {
     list: true,
     description: 'a page of authenticated receives, newest first, with `metadata.total`',
   })
-  @Paged()
-  @ApiErrors(...READ_ERRORS)
+  @ApiErrors(...READ_ERRORS, PAGING_422)
   @Authenticated({ scope: 'organization', permission: 'webhooks:read' })
   @ApiOperation({ summary: 'List receipts of a webhook' })
   receipts(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @Query() query: WebhookHistoryQuery,
   ) {
-    return this.history.receiptPage(principal, id, historyPaging(limit, offset));
+    return this.history.receiptPage(principal, id, { limit: query.limit, offset: query.offset });
   }
 }
