@@ -112,18 +112,42 @@ describe('notification center', () => {
       ['limit=0', 1, 24],
       ['limit=-4', 1, 24],
       ['limit=1000', 25, 24],
-      ['limit=abc&offset=xyz', 20, 24],
-      ['offset=-10', 20, 24],
+      ['limit=abc', 20, 24],
+      ['limit=&offset=2', 20, 22],
       ['offset=24', 1, 0],
       ['offset=99', 0, null],
-    ])('clamps %s instead of failing', async (query, count, first) => {
+      ['unread=true&future_filter=1', 20, 24],
+    ])(
+      'pages %s, clamping the limit as the spec pins (never a 422)',
+      async (query, count, first) => {
+        const res = await t
+          .request()
+          .get(`/notifications?${query}`)
+          .set(bearer(account.jwt))
+          .expect(200);
+        expect(res.body.metadata.count).toBe(count);
+        if (first !== null) expect(res.body.data[0].payload.n).toBe(first);
+      },
+    );
+
+    it.each([
+      ['offset=-10', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+      ['offset=xyz&limit=abc', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+      ['offset=1.5', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+      ['unread=bogus', 'unread', 'unread must be one of the following values: true, false'],
+      ['unread=', 'unread', 'unread must be one of the following values: true, false'],
+    ])('refuses %s with 422 naming the parameter', async (query, field, message) => {
       const res = await t
         .request()
         .get(`/notifications?${query}`)
         .set(bearer(account.jwt))
-        .expect(200);
-      expect(res.body.metadata.count).toBe(count);
-      if (first !== null) expect(res.body.data[0].payload.n).toBe(first);
+        .expect(422);
+      expect(res.body).toMatchObject({
+        code: 'validation_failed',
+        message: `Validation failed: ${message}`,
+        source_operation: 'notificationCenter.list',
+        details: { fields: [{ field, messages: [message] }] },
+      });
     });
 
     it('caps the limit at 100 when more than 100 exist', async () => {

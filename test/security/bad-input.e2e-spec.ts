@@ -244,17 +244,30 @@ describe('bad input answers 4xx, never 500', () => {
     });
   });
 
-  it('offset=9223372036854775808 on GET /notifications is clamped: 200 with an empty page', async () => {
+  it('offset=9223372036854775808 on GET /notifications: 422 naming offset', async () => {
     const res = await t
       .request()
       .get('/notifications?offset=9223372036854775808&limit=99999999999999999999')
+      .set(bearer(token));
+    expectRefusedField(
+      res,
+      'notificationCenter.list',
+      'offset',
+      'offset must be an integer from 0 to 9007199254740991',
+    );
+  });
+
+  it('limit=99999999999999999999 on GET /notifications is clamped, as the spec pins', async () => {
+    const res = await t
+      .request()
+      .get('/notifications?offset=9007199254740991&limit=99999999999999999999')
       .set(bearer(token))
       .expect(200);
     expect(res.body.data).toEqual([]);
     expect(res.body.metadata).toMatchObject({ count: 0 });
   });
 
-  it('offset past 2^63 on the other lists is clamped too', async () => {
+  it('offset past 2^63 on the alert list is floored, as the spec pins', async () => {
     const alerts = await t
       .request()
       .get(`/projects/${projectId}/alerts?offset=9223372036854775808`)

@@ -61,12 +61,15 @@ describe('query DTOs with paging', () => {
     expect(details.fields.map((f) => f.field)).toEqual(['limit']);
   });
 
-  it.each(['-1', 'xyz', '9223372036854775808'])('refuses offset=%j naming offset', async (offset) => {
-    const details = await refusal({ offset });
-    expect(details.fields).toEqual([
-      { field: 'offset', messages: ['offset must be an integer from 0 to 9007199254740991'] },
-    ]);
-  });
+  it.each(['-1', 'xyz', '9223372036854775808'])(
+    'refuses offset=%j naming offset',
+    async (offset) => {
+      const details = await refusal({ offset });
+      expect(details.fields).toEqual([
+        { field: 'offset', messages: ['offset must be an integer from 0 to 9007199254740991'] },
+      ]);
+    },
+  );
 
   it('refuses a boolean that is not true or false, naming it', async () => {
     const details = await refusal({ unread: 'yes' });
