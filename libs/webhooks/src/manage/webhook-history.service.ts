@@ -10,7 +10,6 @@ import { ReceiptsRepository, type ReceiptRow } from '../receive/receipts.reposit
 import type { WebhookDeliveryResponseDto, WebhookReceiptResponseDto } from '../webhooks.openapi.js';
 import { WebhooksService } from './webhooks.service.js';
 
-
 /**
  * A delivery with its attempts. `showResponses` false blanks the receivers' answers: an
  * excerpt is for those who may edit the webhook.

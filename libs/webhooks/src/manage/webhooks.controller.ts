@@ -1,13 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Patch,
-  Post,
-  Query,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, type ErrorDoc, IdParam, invalidQueryDoc } from '@platform/core';
 import {
@@ -53,7 +44,10 @@ const PAGING_422 = invalidQueryDoc(
  * Webhooks of an organization (`webhooks:*` permissions): each has a receive side (a public
  * URL registries push to, authenticated by a secret) and an outbound side (app and cluster
  * events POSTed to `url`, Standard Webhooks signed). The custom actions rotate_secret and
- * rotate_signing_secret need the delete level (the manage-equivalent).
+ * rotate_signing_secret need the delete level (the manage-equivalent). The deliveries and
+ * receipts lists page with `limit` (1..200, default 25) and `offset`; the spec leaves them
+ * open, so an invalid value answers 422 `validation_failed` naming it rather than being
+ * clamped.
  */
 @ApiTags('webhooks')
 @Controller('webhooks')
