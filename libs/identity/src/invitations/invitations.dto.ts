@@ -47,7 +47,7 @@ export class AcceptInvitationBody {
 
 /** GET /invitations/details: the token from the invitation e-mail's link. */
 export class InvitationDetailsQuery {
-  @ApiProperty({ description: "the invitation's token, as in the e-mail's link" })
+  @ApiProperty({ minLength: 1, description: "the invitation's token, as in the e-mail's link" })
   @IsString()
   @IsNotEmpty()
   token!: string;
