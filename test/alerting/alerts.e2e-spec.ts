@@ -565,6 +565,8 @@ describe('alerts: list, show, acknowledgement, timeline', () => {
         { acknowledged: 'yes' },
         { acknowledged: '1' },
         { status: 'bogus', acknowledged: 'bogus' },
+        // The spec pins the whole list as lenient: bad paging never makes it a 422 either.
+        { status: 'bogus', limit: 'abc', offset: 'xyz' },
       ])
         expect(await names(query)).toEqual(all);
     });
@@ -765,7 +767,36 @@ describe('alerts: list, show, acknowledgement, timeline', () => {
         .expect(200);
       expect(paged.body.data.map((e: Row) => e.kind)).toEqual(['acknowledged', 'acknowledged']);
       expect(paged.body.metadata).toMatchObject({ count: 2, total: 5 });
+      const largest = await t
+        .request()
+        .get(`/projects/${projectId}/alerts/${alertId}/alert_events?limit=500&offset=0`)
+        .set(bearer(owner.jwt))
+        .expect(200);
+      expect(largest.body.metadata).toMatchObject({ count: 5, total: 5 });
     });
+
+    it.each([
+      ['limit=0', 'limit', 'limit must be an integer from 1 to 500'],
+      ['limit=501', 'limit', 'limit must be an integer from 1 to 500'],
+      ['limit=abc', 'limit', 'limit must be an integer from 1 to 500'],
+      ['offset=-1', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+      ['offset=1.5', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+    ])(
+      'refuses a timeline page with %s: 422 naming the parameter',
+      async (query, field, message) => {
+        const res = await t
+          .request()
+          .get(`/projects/${projectId}/alerts/${alertId}/alert_events?${query}`)
+          .set(bearer(owner.jwt))
+          .expect(422);
+        expect(res.body).toMatchObject({
+          code: 'validation_failed',
+          message: `Validation failed: ${message}`,
+          source_operation: 'alertEvents.list',
+          details: { fields: [{ field, messages: [message] }] },
+        });
+      },
+    );
 
     it('shows up in the list and its acknowledged filter', async () => {
       const page = await list({ q: 'ack-me', acknowledged: 'true' });

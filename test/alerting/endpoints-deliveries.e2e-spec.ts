@@ -374,7 +374,7 @@ describe('notification endpoints: signed webhook deliveries', () => {
       }
     });
 
-    it('pages deliveries newest first with clamped limit and offset', async () => {
+    it('pages deliveries newest first; 200 is the largest page', async () => {
       const hook = await endpoint();
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -391,12 +391,32 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const second = await deliveries(hook.id, '?limit=2&offset=2');
       expect(second.metadata).toMatchObject({ count: 1, total: 3 });
       expect(second.data.map((d) => d.alert_id)).toEqual(newestFirst.slice(2));
-      const clamped = await deliveries(hook.id, '?limit=0&offset=-4');
-      expect(clamped.metadata).toMatchObject({ count: 1, total: 3 });
-      expect(clamped.data[0].alert_id).toBe(newestFirst[0]);
-      expect((await deliveries(hook.id, '?limit=9999')).metadata.count).toBe(3);
-      expect((await deliveries(hook.id, '?limit=abc&offset=xyz')).metadata.count).toBe(3);
+      const smallest = await deliveries(hook.id, '?limit=1&offset=0&future_filter=x');
+      expect(smallest.metadata).toMatchObject({ count: 1, total: 3 });
+      expect(smallest.data[0].alert_id).toBe(newestFirst[0]);
+      expect((await deliveries(hook.id, '?limit=200')).metadata.count).toBe(3);
       expect((await deliveries(hook.id, '?offset=3')).data).toEqual([]);
+    });
+
+    it.each([
+      ['limit=0', 'limit', 'limit must be an integer from 1 to 200'],
+      ['limit=9999', 'limit', 'limit must be an integer from 1 to 200'],
+      ['limit=abc', 'limit', 'limit must be an integer from 1 to 200'],
+      ['offset=-4', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+      ['offset=xyz', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+    ])('refuses %s with 422 naming the parameter', async (query, field, message) => {
+      const hook = await endpoint();
+      const res = await t
+        .request()
+        .get(`${base()}/${hook.id}/deliveries?${query}`)
+        .set(bearer(owner.jwt))
+        .expect(422);
+      expect(res.body).toMatchObject({
+        code: 'validation_failed',
+        message: `Validation failed: ${message}`,
+        source_operation: 'notificationEndpoints.deliveries',
+        details: { fields: [{ field, messages: [message] }] },
+      });
     });
 
     it('sends a signed endpoint.test ping, to a disabled endpoint too', async () => {

@@ -417,6 +417,23 @@ describe('capabilities (Axis B)', () => {
         res.body.data.id,
       );
       expect(list.body.metadata.project_id).toBe(projectId);
+      const bogus = await t
+        .request()
+        .get(`/projects/${projectId}/feature_requests?status=bogus`)
+        .set(bearer(viewer.jwt))
+        .expect(422);
+      expect(bogus.body).toMatchObject({
+        code: 'validation_failed',
+        source_operation: 'featureRequests.list',
+        details: {
+          fields: [
+            {
+              field: 'status',
+              messages: ['status must be one of the following values: pending, approved, rejected'],
+            },
+          ],
+        },
+      });
       const asked = await notifications(owner, 'feature_request');
       expect(asked[0]).toMatchObject({
         event_type: 'requested',

@@ -335,6 +335,17 @@ describe('changing the e-mail address of an account', () => {
     expect(json.body.code).toBe('invalid_verification_token');
     // Without a session the link changes nothing (a mail scanner opening it, say).
     await t.request().get(link).expect(401);
+    // Without its token the JSON answer names the parameter, as every query parameter does.
+    const missing = await t
+      .request()
+      .get('/accounts/me/email/verify')
+      .set(bearer(lu.jwt))
+      .set('Accept', 'application/json')
+      .expect(422);
+    expect(missing.body.code).toBe('validation_failed');
+    expect(missing.body.details.fields).toEqual([
+      { field: 'token', messages: ['token should not be empty'] },
+    ]);
   });
 
   it('stops a reset link mailed to the old address from working', async () => {

@@ -86,12 +86,25 @@ describe('links in e-mails', () => {
         code: 'invalid_verification_token',
         source_operation: 'signup.verifyEmailLink',
       });
-      const missing = await t
-        .request()
-        .get('/verify-email')
-        .set('Accept', 'application/json')
-        .expect(422);
-      expect(missing.body.code).toBe('invalid_verification_token');
+      for (const query of ['', '?token=', '?token=a&token=b']) {
+        const missing = await t
+          .request()
+          .get(`/verify-email${query}`)
+          .set('Accept', 'application/json')
+          .expect(422);
+        expect(missing.body).toMatchObject({
+          code: 'validation_failed',
+          message: 'Validation failed: token should not be empty',
+          source_operation: 'signup.verifyEmailLink',
+          details: { fields: [{ field: 'token', messages: ['token should not be empty'] }] },
+        });
+      }
+    });
+
+    it('answers a browser without a token the page of a link that does not work', async () => {
+      const res = await t.request().get('/verify-email').expect(422);
+      expectSelfContainedPage(res);
+      expect(res.text).toContain('This link does not work');
     });
   });
 

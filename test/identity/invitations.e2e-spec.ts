@@ -178,16 +178,28 @@ describe('invitations', () => {
       });
     });
 
-    it('answers 404 for an unknown or missing token', async () => {
+    it('answers 404 for an unknown token', async () => {
       expectError(await t.request().get('/invite/no-such-token'), 404, 'not_found');
       expectError(
         await t.request().get('/invitations/details').query({ token: 'no-such-token' }),
         404,
         'not_found',
       );
-      expectError(await t.request().get('/invitations/details'), 404, 'not_found');
       expectError(await t.request().patch('/invite/no-such-token/accept'), 404, 'not_found');
       expectError(await t.request().patch('/invite/no-such-token/decline'), 404, 'not_found');
+    });
+
+    it.each([
+      ['', 'no token'],
+      ['?token=', 'an empty token'],
+      ['?token=a&token=b', 'a repeated token'],
+    ])('answers 422 naming token for %j (%s)', async (query) => {
+      const res = await t.request().get(`/invitations/details${query}`);
+      expectError(res, 422, 'validation_failed');
+      expect(res.body).toMatchObject({
+        source_operation: 'invitations.details',
+        details: { fields: [{ field: 'token' }] },
+      });
     });
   });
 

@@ -570,6 +570,18 @@ describe('organizations, projects and memberships', () => {
       expect(scoped.status).toBe(200);
       expect(scoped.body.data.current_organization_id).toBe(grace.organizationId);
       expect(scoped.body.data.memberships).toHaveLength(2);
+      // An empty organization_id counts as absent, as on every route.
+      const empty = await get('/accounts/me?organization_id=', ada.jwt).expect(200);
+      expect(empty.body.data.current_organization_id).toBeNull();
+      const malformed = await get('/accounts/me?organization_id=not-a-uuid', ada.jwt).expect(422);
+      expect(malformed.body).toMatchObject({
+        code: 'validation_failed',
+        message: 'Validation failed: organization_id must be a UUID',
+        source_operation: 'accounts.me',
+        details: {
+          fields: [{ field: 'organization_id', messages: ['organization_id must be a UUID'] }],
+        },
+      });
 
       // Grace still has a single membership.
       const graceMe = await get('/accounts/me', grace.jwt).expect(200);

@@ -114,6 +114,7 @@ describe('notification center', () => {
       ['limit=1000', 25, 24],
       ['limit=abc&offset=xyz', 20, 24],
       ['offset=-10', 20, 24],
+      ['unread=bogus', 20, 24],
       ['offset=24', 1, 0],
       ['offset=99', 0, null],
     ])('clamps %s instead of failing', async (query, count, first) => {

@@ -163,7 +163,18 @@ describe('object-storage key renewal and user deletion', () => {
         expect(refused.body.code).toBe('forbidden');
       }
       expect(w.fake.received.length).toBe(before);
-      await remove(user.id, w.owner.jwt, '&purge_objects=maybe').expect(422);
+      const maybe = await remove(user.id, w.owner.jwt, '&purge_objects=maybe').expect(422);
+      expect(maybe.body).toMatchObject({
+        code: 'validation_failed',
+        details: {
+          fields: [
+            {
+              field: 'purge_objects',
+              messages: ['purge_objects must be one of the following values: true, false'],
+            },
+          ],
+        },
+      });
     });
 
     it('a platform admin purges the user with its buckets and objects, irreversibly, audited as rgw_users.purge', async () => {

@@ -210,4 +210,37 @@ describe('organization webhooks: CRUD, validation and secrets', () => {
       'webhooks.rotate_signing_secret',
     ]);
   });
+
+  describe('the history lists page with limit 1..200 and offset', () => {
+    it.each(['deliveries', 'receipts'])('%s: a valid page answers 200', async (list) => {
+      const hook = await made();
+      const res = await t
+        .request()
+        .get(`/webhooks/${hook.id}/${list}?limit=200&offset=0&future_filter=x`)
+        .set(bearer(owner.jwt))
+        .expect(200);
+      expect(res.body.data).toEqual([]);
+      expect(res.body.metadata).toMatchObject({ count: 0, total: 0 });
+    });
+
+    it.each([
+      ['deliveries', 'limit=0', 'limit', 'limit must be an integer from 1 to 200'],
+      ['deliveries', 'limit=201', 'limit', 'limit must be an integer from 1 to 200'],
+      ['deliveries', 'offset=-1', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+      ['receipts', 'limit=abc', 'limit', 'limit must be an integer from 1 to 200'],
+      ['receipts', 'offset=xyz', 'offset', 'offset must be an integer from 0 to 9007199254740991'],
+    ])('%s?%s: 422 naming the parameter', async (list, query, field, message) => {
+      const hook = await made();
+      const res = await t
+        .request()
+        .get(`/webhooks/${hook.id}/${list}?${query}`)
+        .set(bearer(owner.jwt));
+      expectError(res, 422, 'validation_failed', [field]);
+      expect(res.body).toMatchObject({
+        message: `Validation failed: ${message}`,
+        source_operation: `webhooks.${list}`,
+        details: { fields: [{ field, messages: [message] }] },
+      });
+    });
+  });
 });

@@ -6164,7 +6164,9 @@ export interface operations {
     };
     "signup.verifyEmailLink": {
         parameters: {
-            query?: never;
+            query: {
+                token: string;
+            };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
                 "API-Version"?: number;
@@ -6222,7 +6224,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_verification_token`: the verification token is unknown, used or expired; `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `invalid_verification_token`: the verification token is unknown, used or expired; `validation_failed`: `token` missing, empty or repeated; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6649,8 +6651,9 @@ export interface operations {
     };
     "accounts.me": {
         parameters: {
-            query: {
-                organization_id: string;
+            query?: {
+                /** @description the organization `current_organization_id` reports when the account is a member of it; not a uuid: 422 */
+                organization_id?: string;
             };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
@@ -6733,7 +6736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `organization_id` not a uuid; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6887,7 +6890,10 @@ export interface operations {
     };
     "passwords.resetPage": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the reset link's token, carried by the form; checked when the form is posted */
+                token?: string;
+            };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
                 "API-Version"?: number;
@@ -9611,6 +9617,7 @@ export interface operations {
     "invitations.details": {
         parameters: {
             query: {
+                /** @description the invitation's token, as in the e-mail's link */
                 token: string;
             };
             header?: {
@@ -9694,7 +9701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `token` missing, empty or repeated; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9986,10 +9993,13 @@ export interface operations {
     };
     "notificationCenter.list": {
         parameters: {
-            query: {
-                unread: string;
-                limit: string;
-                offset: string;
+            query?: {
+                /** @description true: unread only; false: read only; absent: all */
+                unread?: "true" | "false";
+                /** @description clamped to 1..100; a value that is not an integer takes the default (never a 422) */
+                limit?: number;
+                /** @description how many to skip; a negative or non-integer value answers 422 */
+                offset?: number;
             };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
@@ -10072,7 +10082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `unread` not true or false, or `offset` not a non-negative integer; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19341,7 +19351,9 @@ export interface operations {
     "webhooks.deliveries": {
         parameters: {
             query?: {
+                /** @description page size, 1..200; anything else answers 422 */
                 limit?: number;
+                /** @description how many to skip; a negative or non-integer value answers 422 */
                 offset?: number;
             };
             header?: {
@@ -19439,7 +19451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `limit` not an integer in 1..200, or `offset` not a non-negative integer; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19468,7 +19480,9 @@ export interface operations {
     "webhooks.receipts": {
         parameters: {
             query?: {
+                /** @description page size, 1..200; anything else answers 422 */
                 limit?: number;
+                /** @description how many to skip; a negative or non-integer value answers 422 */
                 offset?: number;
             };
             header?: {
@@ -19566,7 +19580,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `limit` not an integer in 1..200, or `offset` not a non-negative integer; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20071,11 +20085,13 @@ export interface operations {
     "alerts.list": {
         parameters: {
             query?: {
-                /** @description default 0, floored at 0 */
-                offset?: unknown;
-                /** @description default 25, clamped to 1..200 */
-                limit?: unknown;
+                /** @description floored at 0; not an integer: 0 (never a 422) */
+                offset?: number;
+                /** @description clamped to 1..200; not an integer: the default (never a 422) */
+                limit?: number;
+                /** @description other values apply no filter (never a 422) */
                 acknowledged?: "true" | "false";
+                /** @description other values apply no filter (never a 422) */
                 status?: "firing" | "resolved";
                 /** @description case-insensitive substring of the fingerprint, the alertname label or the summary annotation; % _ and \ are literal */
                 q?: unknown;
@@ -20624,8 +20640,10 @@ export interface operations {
     "alertEvents.list": {
         parameters: {
             query?: {
-                offset?: unknown;
-                limit?: unknown;
+                /** @description page size, 1..500; anything else answers 422 */
+                limit?: number;
+                /** @description how many to skip; a negative or non-integer value answers 422 */
+                offset?: number;
             };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
@@ -20723,7 +20741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `limit` not an integer in 1..500, or `offset` not a non-negative integer; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -23456,9 +23474,11 @@ export interface operations {
     };
     "notificationEndpoints.deliveries": {
         parameters: {
-            query: {
-                limit: string;
-                offset: string;
+            query?: {
+                /** @description page size, 1..200; anything else answers 422 */
+                limit?: number;
+                /** @description how many to skip; a negative or non-integer value answers 422 */
+                offset?: number;
             };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
@@ -23556,7 +23576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `validation_failed`: `limit` not an integer in 1..200, or `offset` not a non-negative integer; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -30,3 +30,4 @@ export { parsedBody } from './http/request-body.js';
 export * from './batching/batcher.js';
 export * from './batching/concurrently.js';
 export * from './retry/retry-until-done.js';
+export * from './http/query-params.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { RequiresCapability } from '@platform/capabilities';
-import { ApiData, type ErrorDoc, IdParam, ListResult } from '@platform/core';
+import { ApiData, type ErrorDoc, IdParam, invalidQueryDoc, ListResult } from '@platform/core';
 import {
   ApiAlertingErrors,
   ApiAlertingWriteErrors,
@@ -14,31 +14,23 @@ import {
   NotificationEndpointWithSecretResponseDto,
 } from '../alerting.openapi.js';
 import { Authenticated, CurrentPrincipal, type Principal, principalMay } from '@platform/identity';
-import { CreateEndpointBody, UpdateEndpointBody } from './notification-endpoints.dto.js';
+import {
+  CreateEndpointBody,
+  DeliveriesQuery,
+  UpdateEndpointBody,
+} from './notification-endpoints.dto.js';
 import { NotificationEndpointsService } from './notification-endpoints.service.js';
 
 const ENDPOINT_404 = alertingNotFoundDoc('no notification endpoint of the project has this id');
 const ENDPOINT_422 = alertingInvalidDoc('name, url (http or https, no credentials) or events');
+const PAGING_422 = invalidQueryDoc(
+  '`limit` not an integer in 1..200, or `offset` not a non-negative integer',
+);
 const URL_NOT_ALLOWED: ErrorDoc = [
   422,
   'url_not_allowed',
   'the url points at an address outbound calls may not reach (loopback, private, metadata)',
 ];
-
-export const DELIVERIES_DEFAULT_LIMIT = 25;
-export const DELIVERIES_MAX_LIMIT = 200;
-
-/** Paging like the alert list: never a 422, out-of-range values are clamped. */
-export function deliveriesPaging(limit?: string, offset?: string) {
-  const parsedLimit = Number.parseInt(limit ?? '', 10);
-  const parsedOffset = Number.parseInt(offset ?? '', 10);
-  return {
-    limit: Number.isNaN(parsedLimit)
-      ? DELIVERIES_DEFAULT_LIMIT
-      : Math.min(DELIVERIES_MAX_LIMIT, Math.max(1, parsedLimit)),
-    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
-  };
-}
 
 const RESOURCE = 'notification_endpoints';
 
@@ -53,8 +45,9 @@ const RESOURCE = 'notification_endpoints';
  *   24 hours, so receivers can switch over without rejecting deliveries;
  * - the URL must point at a public address (422 `url_not_allowed` otherwise, see
  *   OutboundHttp), checked again at every delivery;
- * - `GET .../{id}/deliveries` pages like the alert list (limit default 25, clamped 1..200,
- *   offset floored at 0), newest first, each delivery with every attempt; a failed attempt
+ * - `GET .../{id}/deliveries` pages with `limit` (default 25) and `offset`; unlike the alert
+ *   list, whose leniency the spec pins, a `limit` outside 1..200 or a negative or non-integer
+ *   `offset` answers 422 `validation_failed` naming it. Newest first, each delivery with every attempt; a failed attempt
  *   keeps the first 1024 characters of the answer in `response_body`, shown only to callers
  *   who may edit the endpoint (alerts:update, and notification_endpoints:write on a token),
  *   null for others and for successful attempts;
@@ -138,16 +131,16 @@ export class NotificationEndpointsController {
     list: true,
     description: 'a page of deliveries, newest first, with `metadata.total`',
   })
-  @ApiAlertingErrors(ENDPOINT_404)
+  @ApiAlertingErrors(ENDPOINT_404, PAGING_422)
   @Authenticated({ scope: 'project', permission: 'alerts:read', scopeResource: RESOURCE })
   async deliveries(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @Query() query: DeliveriesQuery,
   ) {
     const page = await this.endpoints.deliveryPage(principal.projectId!, id, {
-      ...deliveriesPaging(limit, offset),
+      limit: query.limit,
+      offset: query.offset,
       showResponses: principalMay(principal, 'alerts:update', RESOURCE),
     });
     return new ListResult(page.items, page.total);

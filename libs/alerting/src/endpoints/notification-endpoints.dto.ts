@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PagingQuery } from '@platform/core';
 import {
   ArrayNotEmpty,
   IsArray,
@@ -107,6 +108,15 @@ export class UpdateEndpointBody {
   @IsIn(ENDPOINT_EVENTS, { each: true })
   events?: EndpointEvent[];
 }
+
+export const DELIVERIES_DEFAULT_LIMIT = 25;
+export const DELIVERIES_MAX_LIMIT = 200;
+
+/** GET .../{id}/deliveries: `limit` 1..200 (default 25) and `offset`; anything else answers 422. */
+export class DeliveriesQuery extends PagingQuery({
+  defaultLimit: DELIVERIES_DEFAULT_LIMIT,
+  maxLimit: DELIVERIES_MAX_LIMIT,
+}) {}
 
 /** Events as a set in catalog order, however they were sent. */
 export function normalizeEvents(events: readonly EndpointEvent[]): EndpointEvent[] {

@@ -1,10 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors } from '@platform/core';
+import { ApiData, ApiErrors, invalidQueryDoc } from '@platform/core';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { confinementOf, CurrentPrincipal, type Principal } from '../access/principal.js';
 import { ACCOUNT_TOKEN_ERRORS } from '../identity-errors.openapi.js';
 import { AccountResponseDto } from '../identity.openapi.js';
+import { ShowAccountQuery } from './accounts.dto.js';
 import { MembershipsRepository } from '../organizations/memberships.repository.js';
 
 @ApiTags('accounts')
@@ -14,17 +15,19 @@ export class AccountsController {
 
   /**
    * Every membership (a static token's own organization's only) and the organization this
-   * request resolves to (null when ambiguous).
+   * request resolves to (null when ambiguous). A malformed `organization_id` answers 422
+   * naming it rather than resolving to nothing.
    */
   @Get('me')
   @ApiData(AccountResponseDto, { description: 'the account with its memberships' })
-  @ApiErrors(...ACCOUNT_TOKEN_ERRORS)
+  @ApiErrors(...ACCOUNT_TOKEN_ERRORS, invalidQueryDoc('`organization_id` not a uuid'))
   @Authenticated({ scope: 'account', scopeResource: 'organization', scopeLevel: 'read' })
   @ApiOperation({ summary: 'Show my account' })
   async me(
     @CurrentPrincipal() principal: Principal,
-    @Query('organization_id') requested?: string,
+    @Query() query: ShowAccountQuery,
   ): Promise<AccountResponseDto> {
+    const requested = query.organization_id;
     const confinedTo = confinementOf(principal);
     const memberships = (await this.memberships.listForAccount(principal.account.id)).filter(
       (m) => !confinedTo || m.organization_id === confinedTo,

@@ -10,8 +10,14 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, type ErrorDoc } from '@platform/core';
+import { ApiNoContentResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiData,
+  ApiErrors,
+  type ErrorDoc,
+  invalidQueryDoc,
+  invalidQueryParameter,
+} from '@platform/core';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, type Principal } from '../access/principal.js';
@@ -91,7 +97,13 @@ export class EmailChangeController {
   @ApiData(EmailChangedResponseDto, {
     description: 'the new address is the login (a short HTML page unless JSON is accepted)',
   })
-  @ApiErrors(...ACCOUNT_SESSION_ERRORS, VERIFICATION_TOKEN_ERROR, ADDRESS_TAKEN)
+  @ApiQuery({ name: 'token', required: true, schema: { type: 'string', minLength: 1 } })
+  @ApiErrors(
+    ...ACCOUNT_SESSION_ERRORS,
+    VERIFICATION_TOKEN_ERROR,
+    ADDRESS_TAKEN,
+    invalidQueryDoc('`token` missing, empty or repeated'),
+  )
   @ApiOperation({ summary: 'Confirmation link of a new e-mail address' })
   async confirmLink(
     @CurrentPrincipal() principal: Principal,
@@ -100,8 +112,10 @@ export class EmailChangeController {
     @Res({ passthrough: true }) response: Response,
   ) {
     const html = wantsPage(request, true);
+    const sent = typeof token === 'string' ? token : '';
+    if (sent === '' && !html) throw invalidQueryParameter('token', 'token should not be empty');
     try {
-      const changed = await this.changes.confirm(principal, typeof token === 'string' ? token : '');
+      const changed = await this.changes.confirm(principal, sent);
       if (!html) return changed;
       return page(response, 200, {
         title: 'E-mail address changed',

@@ -1,12 +1,11 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditActor } from '@platform/audit';
-import { ApiData, ApiErrors, type ErrorDoc, Public } from '@platform/core';
+import { ApiData, ApiErrors, type ErrorDoc, invalidQueryDoc, Public } from '@platform/core';
 import type { Request } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
 import { CurrentPrincipal, organizationOf, type Principal } from '../access/principal.js';
 import { RequestActor } from '../audit/request-actor.js';
-import { notFound } from '../identity-exception.js';
 import {
   CSRF_ERROR,
   INTERACTIVE_ONLY_ERROR,
@@ -20,7 +19,11 @@ import {
   InvitationDetailsResponseDto,
   InvitationResponseDto,
 } from '../identity.openapi.js';
-import { AcceptInvitationBody, CreateInvitationBody } from './invitations.dto.js';
+import {
+  AcceptInvitationBody,
+  CreateInvitationBody,
+  InvitationDetailsQuery,
+} from './invitations.dto.js';
 import { InvitationsService } from './invitations.service.js';
 import { InviteeSessions } from './invitee-session.js';
 
@@ -68,14 +71,14 @@ export class InvitationsController {
     return this.invitations.show(token);
   }
 
+  /** A missing, empty or repeated `token` answers 422 naming it; an unknown one 404. */
   @Get('invitations/details')
   @ApiData(InvitationDetailsResponseDto, { description: 'the pending invitation' })
-  @ApiErrors(...INVITATION_TOKEN_ERRORS)
+  @ApiErrors(...INVITATION_TOKEN_ERRORS, invalidQueryDoc('`token` missing, empty or repeated'))
   @Public()
   @ApiOperation({ summary: 'Show an invitation by token' })
-  details(@Query('token') token?: string) {
-    if (!token) throw notFound('Invitation');
-    return this.invitations.show(token);
+  details(@Query() query: InvitationDetailsQuery) {
+    return this.invitations.show(query.token);
   }
 
   /** Public: signing up through the invitation needs no session; signing in as the invitee does. */

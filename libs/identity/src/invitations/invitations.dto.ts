@@ -44,3 +44,11 @@ export class AcceptInvitationBody {
   @EqualsProperty('password')
   'password-confirm'?: string;
 }
+
+/** GET /invitations/details: the token from the invitation e-mail's link. */
+export class InvitationDetailsQuery {
+  @ApiProperty({ minLength: 1, description: "the invitation's token, as in the e-mail's link" })
+  @IsString()
+  @IsNotEmpty()
+  token!: string;
+}

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Ip, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiData, ApiErrors, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { Authenticated } from '../access/authenticated.decorator.js';
@@ -95,9 +95,19 @@ export class PasswordsController {
     return this.resets.request(body.login, address ?? null);
   }
 
-  /** The page the reset e-mail's link opens: a form for the new password. */
+  /**
+   * The page the reset e-mail's link opens: a form for the new password. It is only ever a
+   * page for a browser, so a missing or malformed `token` is not refused here: the form
+   * carries it and its post answers 422 (`validation_failed` or `invalid_reset_token`).
+   */
   @Public()
   @Get('password-reset')
+  @ApiQuery({
+    name: 'token',
+    required: false,
+    schema: { type: 'string' },
+    description: "the reset link's token, carried by the form; checked when the form is posted",
+  })
   @ApiOkResponse({
     description: 'an HTML form for the new password',
     content: { 'text/html': { schema: { type: 'string' } } },

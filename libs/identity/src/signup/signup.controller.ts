@@ -11,8 +11,14 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, Public } from '@platform/core';
+import { ApiNoContentResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiData,
+  ApiErrors,
+  invalidQueryDoc,
+  invalidQueryParameter,
+  Public,
+} from '@platform/core';
 import type { Request, Response } from 'express';
 import { page, wantsPage } from '../auth/html-page.js';
 import { LoginService } from '../auth/login.service.js';
@@ -86,21 +92,26 @@ export class SignupController {
 
   /**
    * The link in the verification e-mail: verifies like POST and answers a short page, or the
-   * JSON envelope to `Accept: application/json`.
+   * JSON envelope to `Accept: application/json`. A JSON client that sends no `token` (or an
+   * empty or repeated one) gets 422 `validation_failed` naming it, as the POST does; a browser
+   * gets the same "link does not work" page as for an unknown token.
    */
   @Get('verify-email')
   @ApiData(EmailVerifiedResponseDto, {
     description: 'the address is verified (a short HTML page unless JSON is accepted)',
   })
-  @ApiErrors(VERIFICATION_TOKEN_ERROR)
+  @ApiQuery({ name: 'token', required: true, schema: { type: 'string', minLength: 1 } })
+  @ApiErrors(VERIFICATION_TOKEN_ERROR, invalidQueryDoc('`token` missing, empty or repeated'))
   async verifyEmailLink(
     @Query('token') token: unknown,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
     const html = wantsPage(request, true);
+    const sent = typeof token === 'string' ? token : '';
+    if (sent === '' && !html) throw invalidQueryParameter('token', 'token should not be empty');
     try {
-      const verified = await this.signups.verify(typeof token === 'string' ? token : '');
+      const verified = await this.signups.verify(sent);
       if (!html) return verified;
       return page(response, 200, {
         title: 'E-mail address verified',

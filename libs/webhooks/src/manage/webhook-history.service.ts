@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ListResult } from '@platform/core';
+import { ListResult, type Paging } from '@platform/core';
 import type { Principal } from '@platform/identity';
 import {
   type AttemptRow,
@@ -9,26 +9,6 @@ import {
 import { ReceiptsRepository, type ReceiptRow } from '../receive/receipts.repository.js';
 import type { WebhookDeliveryResponseDto, WebhookReceiptResponseDto } from '../webhooks.openapi.js';
 import { WebhooksService } from './webhooks.service.js';
-
-export const HISTORY_DEFAULT_LIMIT = 25;
-export const HISTORY_MAX_LIMIT = 200;
-
-export interface Paging {
-  limit: number;
-  offset: number;
-}
-
-/** Paging like the other history lists: never a 422, out-of-range values are clamped. */
-export function historyPaging(limit?: string, offset?: string): Paging {
-  const parsedLimit = Number.parseInt(limit ?? '', 10);
-  const parsedOffset = Number.parseInt(offset ?? '', 10);
-  return {
-    limit: Number.isNaN(parsedLimit)
-      ? HISTORY_DEFAULT_LIMIT
-      : Math.min(HISTORY_MAX_LIMIT, Math.max(1, parsedLimit)),
-    offset: Number.isNaN(parsedOffset) ? 0 : Math.max(0, parsedOffset),
-  };
-}
 
 /**
  * A delivery with its attempts. `showResponses` false blanks the receivers' answers: an

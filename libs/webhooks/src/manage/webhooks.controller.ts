@@ -1,16 +1,6 @@
-import {
-  applyDecorators,
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Patch,
-  Post,
-  Query,
-} from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ApiData, ApiErrors, type ErrorDoc, IdParam } from '@platform/core';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiData, ApiErrors, type ErrorDoc, IdParam, invalidQueryDoc } from '@platform/core';
 import {
   Authenticated,
   CSRF_ERROR,
@@ -29,8 +19,8 @@ import {
   WebhookWithReceiveSecretResponseDto,
   WebhookWithSigningSecretResponseDto,
 } from '../webhooks.openapi.js';
-import { historyPaging, WebhookHistoryService } from './webhook-history.service.js';
-import { CreateWebhookBody, UpdateWebhookBody } from './webhooks.dto.js';
+import { WebhookHistoryService } from './webhook-history.service.js';
+import { CreateWebhookBody, UpdateWebhookBody, WebhookHistoryQuery } from './webhooks.dto.js';
 import { WebhooksService } from './webhooks.service.js';
 
 const WEBHOOK_404 = organizationNotFoundDoc('no webhook of the organization has this id');
@@ -45,18 +35,19 @@ const URL_NOT_ALLOWED: ErrorDoc = [
 const READ_ERRORS = [...ORGANIZATION_ACCESS_ERRORS, WEBHOOK_404];
 const WRITE_ERRORS = [...ORGANIZATION_ACCESS_ERRORS, CSRF_ERROR, WEBHOOK_404];
 
-/** limit (default 25, clamped 1..200) and offset (floored at 0); never a 422. */
-const Paged = () =>
-  applyDecorators(
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', default: 25 } }),
-    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', default: 0 } }),
-  );
+/** The history lists page with `limit` 1..200 (default 25) and `offset`; anything else is refused. */
+const PAGING_422 = invalidQueryDoc(
+  '`limit` not an integer in 1..200, or `offset` not a non-negative integer',
+);
 
 /**
  * Webhooks of an organization (`webhooks:*` permissions): each has a receive side (a public
  * URL registries push to, authenticated by a secret) and an outbound side (app and cluster
  * events POSTed to `url`, Standard Webhooks signed). The custom actions rotate_secret and
- * rotate_signing_secret need the delete level (the manage-equivalent).
+ * rotate_signing_secret need the delete level (the manage-equivalent). The deliveries and
+ * receipts lists page with `limit` (1..200, default 25) and `offset`; the spec leaves them
+ * open, so an invalid value answers 422 `validation_failed` naming it rather than being
+ * clamped.
  */
 @ApiTags('webhooks')
 @Controller('webhooks')
@@ -141,18 +132,17 @@ export class WebhooksController {
     list: true,
     description: 'a page of outbound deliveries, newest first, with `metadata.total`',
   })
-  @Paged()
-  @ApiErrors(...READ_ERRORS)
+  @ApiErrors(...READ_ERRORS, PAGING_422)
   @Authenticated({ scope: 'organization', permission: 'webhooks:read' })
   @ApiOperation({ summary: 'List deliveries of a webhook' })
   deliveries(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @Query() query: WebhookHistoryQuery,
   ) {
     return this.history.deliveryPage(principal, id, {
-      ...historyPaging(limit, offset),
+      limit: query.limit,
+      offset: query.offset,
       showResponses: principalMay(principal, 'webhooks:update'),
     });
   }
@@ -162,16 +152,14 @@ export class WebhooksController {
     list: true,
     description: 'a page of authenticated receives, newest first, with `metadata.total`',
   })
-  @Paged()
-  @ApiErrors(...READ_ERRORS)
+  @ApiErrors(...READ_ERRORS, PAGING_422)
   @Authenticated({ scope: 'organization', permission: 'webhooks:read' })
   @ApiOperation({ summary: 'List receipts of a webhook' })
   receipts(
     @CurrentPrincipal() principal: Principal,
     @IdParam('id') id: string,
-    @Query('limit') limit?: string,
-    @Query('offset') offset?: string,
+    @Query() query: WebhookHistoryQuery,
   ) {
-    return this.history.receiptPage(principal, id, historyPaging(limit, offset));
+    return this.history.receiptPage(principal, id, { limit: query.limit, offset: query.offset });
   }
 }

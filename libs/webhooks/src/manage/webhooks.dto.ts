@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PagingQuery } from '@platform/core';
 import { Type } from 'class-transformer';
 import {
   IsObject,
@@ -89,3 +90,12 @@ export class UpdateWebhookBody {
   @Type(() => WebhookChangeFields)
   webhook!: WebhookChangeFields;
 }
+
+export const HISTORY_DEFAULT_LIMIT = 25;
+export const HISTORY_MAX_LIMIT = 200;
+
+/** GET /webhooks/{id}/deliveries and receipts: `limit` 1..200 (default 25) and `offset`. */
+export class WebhookHistoryQuery extends PagingQuery({
+  defaultLimit: HISTORY_DEFAULT_LIMIT,
+  maxLimit: HISTORY_MAX_LIMIT,
+}) {}
