@@ -7318,7 +7318,9 @@ export interface operations {
     };
     "emailChange.confirmLink": {
         parameters: {
-            query?: never;
+            query: {
+                token: string;
+            };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
                 "API-Version"?: number;
@@ -7412,7 +7414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_verification_token`: the verification token is unknown, used or expired; `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
+            /** @description `invalid_verification_token`: the verification token is unknown, used or expired; `validation_failed`: `token` missing, empty or repeated; `details.fields` names each failing parameter with its messages */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9993,13 +9995,10 @@ export interface operations {
     };
     "notificationCenter.list": {
         parameters: {
-            query?: {
-                /** @description true: unread only; false: read only; absent: all */
-                unread?: "true" | "false";
-                /** @description clamped to 1..100; a value that is not an integer takes the default (never a 422) */
-                limit?: number;
-                /** @description how many to skip; a negative or non-integer value answers 422 */
-                offset?: number;
+            query: {
+                unread: string;
+                limit: string;
+                offset: string;
             };
             header?: {
                 /** @description Major API version; absent means the latest stable (1). */
@@ -10082,7 +10081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `unread` not true or false, or `offset` not a non-negative integer; `details.fields` names each failing parameter with its messages */
+            /** @description `validation_failed`: a NUL character or a lone surrogate in a path or query parameter or in the body */
             422: {
                 headers: {
                     [name: string]: unknown;
