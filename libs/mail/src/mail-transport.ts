@@ -73,6 +73,8 @@ export class MailTransport implements OnModuleDestroy {
     const mail: SendMailOptions = {
       envelope: { from: this.from.address, to: [to.address] },
       raw: composeMime({ ...message, from: this.from, to, messageId, date: new Date() }),
+      // Not written again: it spares the transport generating an id of its own.
+      messageId,
     };
     try {
       await this.smtp.sendMail(mail).catch((error: SmtpError) => {

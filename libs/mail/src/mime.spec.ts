@@ -52,6 +52,18 @@ describe('composeMime', () => {
     for (const line of raw.split('\r\n')) expect(line.length).toBeLessThanOrEqual(78);
   });
 
+  it('keeps ASCII in lines SMTP allows as 7bit, and encodes a line longer than 998', async () => {
+    const link = `https://cloud.example.test/alerts/ack/${'a'.repeat(300)}`;
+    const short = compose({ subject: 'Ack', text: `Acknowledge: ${link}\n` });
+    expect(short).toContain('Content-Transfer-Encoding: 7bit');
+    expect(short).toContain(link);
+    expect((await simpleParser(short)).text).toBe(`Acknowledge: ${link}\n`);
+
+    const long = compose({ subject: 'Ack', text: `${'b'.repeat(999)}\n` });
+    expect(long).toContain('Content-Transfer-Encoding: quoted-printable');
+    expect((await simpleParser(long)).text).toBe(`${'b'.repeat(999)}\n`);
+  });
+
   it('quotes or encodes display names and gives the domain its ASCII form', () => {
     expect(mailbox('ada@example.test')).toEqual({
       header: 'ada@example.test',

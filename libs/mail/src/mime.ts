@@ -55,7 +55,7 @@ export function mailbox(value: string): Mailbox {
 
 /**
  * The RFC 5322 message of one e-mail: text, or text and HTML as multipart/alternative, each body
- * 7bit when it is ASCII in short lines and quoted-printable otherwise, the subject as encoded
+ * 7bit when it is ASCII in lines SMTP allows and quoted-printable otherwise, the subject as encoded
  * words where it is not ASCII. The encoders are libmime's and libqp's; the structure is the
  * small fixed one every message here has, so it is put together directly instead of through a
  * MIME tree built and streamed per message (see MailTransport for why that matters).
@@ -87,7 +87,7 @@ function oneLine(value: string): string {
 
 /** One body with its content headers (the line break after it belongs to what follows). */
 function part(type: 'text/plain' | 'text/html', body: string): string {
-  const plain = isShortAscii(body);
+  const plain = isSevenBit(body);
   const encoded = plain
     ? body.replace(/\r?\n/g, CRLF)
     : libqp.wrap(libqp.encode(Buffer.from(body)), 76);
@@ -99,13 +99,17 @@ function part(type: 'text/plain' | 'text/html', body: string): string {
   ].join(CRLF);
 }
 
-/** Whether `body` can travel as 7bit: printable ASCII, tabs and line breaks, lines of 76 at most. */
-function isShortAscii(body: string): boolean {
+/**
+ * Whether `body` can travel as 7bit: printable ASCII, tabs and line breaks, in lines within
+ * SMTP's limit of 998 (RFC 5321; 76 is only quoted-printable's own limit). Signed links, longer
+ * than 76, thus stay whole and readable in the source.
+ */
+function isSevenBit(body: string): boolean {
   let column = 0;
   for (let i = 0; i < body.length; i += 1) {
     const code = body.charCodeAt(i);
     if (code === 0x0a || code === 0x0d) column = 0;
-    else if ((code < 0x20 && code !== 0x09) || code > 0x7e || ++column > 76) return false;
+    else if ((code < 0x20 && code !== 0x09) || code > 0x7e || ++column > 998) return false;
   }
   return true;
 }
