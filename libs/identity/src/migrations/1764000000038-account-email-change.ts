@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the link mailed to the new address. A new request replaces the row (and so the earlier
  * link); the link's token is stored only as its SHA-256.
  */
-export class AccountEmailChange1764000000034 implements MigrationInterface {
-  name = 'AccountEmailChange1764000000034';
+export class AccountEmailChange1764000000038 implements MigrationInterface {
+  name = 'AccountEmailChange1764000000038';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`
