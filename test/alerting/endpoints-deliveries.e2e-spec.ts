@@ -14,6 +14,7 @@ import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
 import { bearer, createAccount, login, type TestAccount } from '../support/identity.js';
+import { WebhookDeliveriesRepository } from '../../libs/alerting/src/endpoints/webhook-deliveries.repository.js';
 import { WebhookReceiver } from './endpoints-receiver.js';
 
 /** Short backoff and few attempts, so retries and exhaustion happen within a test. */
@@ -485,6 +486,35 @@ describe('notification endpoints: signed webhook deliveries', () => {
       ]);
       await t.request().delete(`${base()}/${hook.id}`).set(bearer(owner.jwt)).expect(204);
       expect(await records()).toEqual([]);
+    });
+
+    it('a delivery whose job could not be queued fails in its record, unattempted', async () => {
+      const hook = await endpoint();
+      const repository = t.get(WebhookDeliveriesRepository);
+      const delivery = await repository.createTestDelivery(projectId, hook.id, t.clock.now());
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+      const at = t.clock.now();
+      await repository.abandonUnsent([delivery!.id], at);
+      expect(
+        await db.query(
+          `SELECT source, channel, status, reason, attempts, next_attempt_at, finished_at
+             FROM delivery WHERE id = $1`,
+          [delivery!.id],
+        ),
+      ).toEqual([
+        {
+          source: 'endpoint_webhook',
+          channel: 'webhook',
+          status: 'failed',
+          reason: 'not_queued',
+          attempts: 0,
+          next_attempt_at: null,
+          finished_at: at,
+        },
+      ]);
+      expect(
+        await db.query('SELECT 1 FROM delivery_attempt WHERE delivery_id = $1', [delivery!.id]),
+      ).toEqual([]);
     });
 
     it('signs with the new and the previous secret for a day after a rotation', async () => {

@@ -19,7 +19,7 @@ export interface DeliveryOutcome {
   durationMs?: number;
 }
 
-/** Writes an outcome into the source's ledger. */
+/** Writes an outcome into the delivery record (DeliveriesRepository), or keeps it for a batch's. */
 export type RecordOutcome = (outcome: DeliveryOutcome) => Promise<void>;
 
 /** A send that found nothing to do (the recipient's own rules said no); makes no attempt. */
