@@ -63,7 +63,7 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
  * - the page rows committed, and the in-app notification rows committed: both observed by
  *   polling their counts every POLL_MS from this process (so including the commit and up to
  *   one poll interval);
- * - the in-app page marked sent (escalation_page.sent_at, recorded by the worker once the
+ * - the in-app page marked sent (its delivery's finished_at, recorded by the worker once the
  *   notification row is written and pushed);
  * - the `created` frame's arrival at the member's socket;
  * - the page e-mail's acceptance at the SMTP server (end of DATA).
@@ -125,22 +125,24 @@ export async function escalationPhase(
       await sleep(POLL_MS);
     }
     const [allFrames, allMails] = await Promise.all([framesDone, mailsDone]);
-    // In-app outcomes are recorded once the workers' page jobs pause: wait for them (sent_at is
+    // In-app outcomes are recorded once the workers' page jobs pause: wait for them (finished_at is
     // the instant each page was sent, whenever it was recorded).
     for (const settled = Date.now() + 30_000; Date.now() < settled; await sleep(100)) {
       const [{ pending }] = await db.query<Array<{ pending: number }>>(
-        `SELECT count(*)::int AS pending FROM escalation_page WHERE status = 'pending'`,
+        `SELECT count(*)::int AS pending FROM delivery
+          WHERE source = 'escalation_page' AND status = 'pending'`,
       );
       if (pending === 0) break;
     }
 
     const sent = await db.query<Array<{ late: number }>>(
-      `SELECT extract(epoch FROM sent_at - due_at) * 1000 AS late FROM escalation_page
-        WHERE status = 'sent' AND channel = 'in_app'`,
+      `SELECT extract(epoch FROM finished_at - due_at) * 1000 AS late FROM delivery
+        WHERE source = 'escalation_page' AND status = 'sent' AND channel = 'in_app'`,
     );
     const [{ ran, unsent }] = await db.query<Array<{ ran: number; unsent: number }>>(
       `SELECT (SELECT count(*)::int FROM escalation_due WHERE step_index = 1) AS ran,
-              (SELECT count(*)::int FROM escalation_page WHERE status <> 'sent') AS unsent`,
+              (SELECT count(*)::int FROM delivery
+                WHERE source = 'escalation_page' AND status <> 'sent') AS unsent`,
     );
     const w = spread(written);
     const c = spread(committed);
@@ -168,7 +170,7 @@ export async function escalationPhase(
       `pages/s: ${span > 0 ? Math.round(w.n / span) : 'n/a'} (all ${w.n} within ${span.toFixed(3)} s of the due time)`,
     );
     block.line(`due → in-app notification row committed (polled): ${spreadText(c)}`);
-    block.line(`due → in-app page sent (escalation_page.sent_at): ${spreadText(s)}, n=${s.n}`);
+    block.line(`due → in-app page sent (delivery.finished_at): ${spreadText(s)}, n=${s.n}`);
     block.target(
       `due → NotificationsChannel frame at the socket: ${spreadText(f)}${stopped(allFrames)}`,
       'p99 < 1 s',

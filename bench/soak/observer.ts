@@ -23,13 +23,14 @@ SELECT (SELECT count(*) FROM notification)::int AS notifications,
        (SELECT count(*) FROM escalation_instance)::int AS "escalationsOpened",
        (SELECT count(*) FROM escalation_instance WHERE state <> 'active')::int AS "escalationsEnded",
        p.sent AS "pagesSent", p.pending AS "pagesPending", p.failed AS "pagesFailed",
-       (SELECT count(*) FROM notification_delivery
-         WHERE channel = 'email' AND status IN ('queued', 'sent'))::int + p.emails AS "emailsQueued"
+       (SELECT count(*) FROM delivery
+         WHERE source = 'notification' AND channel = 'email'
+           AND status IN ('pending', 'sent'))::int + p.emails AS "emailsQueued"
   FROM (SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent,
                count(*) FILTER (WHERE status = 'pending')::int AS pending,
                count(*) FILTER (WHERE status = 'failed')::int AS failed,
                count(*) FILTER (WHERE status = 'sent' AND channel = 'email')::int AS emails
-          FROM escalation_page) p`;
+          FROM delivery WHERE source = 'escalation_page') p`;
 
 export async function readTally(db: pg.Client): Promise<Tally> {
   return (await db.query<Tally>(TALLY)).rows[0];
@@ -60,8 +61,10 @@ export async function pageLateness(
 ): Promise<{ p50: number; p99: number }> {
   const { rows } = await db.query<{ p: Array<number | null> | null }>(
     `SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP
-              (ORDER BY extract(epoch FROM sent_at - due_at) * 1000) AS p
-       FROM escalation_page WHERE sent_at >= $1 AND sent_at < $2`,
+              (ORDER BY extract(epoch FROM finished_at - due_at) * 1000) AS p
+       FROM delivery
+      WHERE source = 'escalation_page' AND status = 'sent'
+        AND finished_at >= $1 AND finished_at < $2`,
     [from, to],
   );
   const [p50, p99] = rows[0].p ?? [null, null];

@@ -14,6 +14,7 @@ import { DataSource } from 'typeorm';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
 import { bearer, createAccount, login, type TestAccount } from '../support/identity.js';
+import { WebhookDeliveriesRepository } from '../../libs/alerting/src/endpoints/webhook-deliveries.repository.js';
 import { WebhookReceiver } from './endpoints-receiver.js';
 
 /** Short backoff and few attempts, so retries and exhaustion happen within a test. */
@@ -267,6 +268,33 @@ describe('notification endpoints: signed webhook deliveries', () => {
           duration_ms: expect.any(Number),
         },
       ]);
+      // The delivery record behind the answer: one delivery, an attempt row per attempt.
+      expect(
+        await db.query(
+          `SELECT source, channel, status, reason, attempts, finished_at IS NOT NULL AS finished
+             FROM delivery WHERE id = $1`,
+          [delivery.id],
+        ),
+      ).toEqual([
+        {
+          source: 'endpoint_webhook',
+          channel: 'webhook',
+          status: 'sent',
+          reason: null,
+          attempts: 2,
+          finished: true,
+        },
+      ]);
+      expect(
+        await db.query(
+          `SELECT attempt, outcome, reason, response_status FROM delivery_attempt
+            WHERE delivery_id = $1 ORDER BY attempt`,
+          [delivery.id],
+        ),
+      ).toEqual([
+        { attempt: 1, outcome: 'failed', reason: 'receiver answered 500', response_status: 500 },
+        { attempt: 2, outcome: 'sent', reason: null, response_status: 200 },
+      ]);
     });
 
     it('marks a delivery failed after the last attempt', async () => {
@@ -458,18 +486,55 @@ describe('notification endpoints: signed webhook deliveries', () => {
       expect(got.json).toEqual(payload);
     });
 
-    it('deleting an endpoint deletes its deliveries and attempts', async () => {
+    it('deleting an endpoint deletes its deliveries, their records and attempts', async () => {
       const hook = await endpoint();
       const alert = await insertAlert();
       await fanOut('alert_firing', [{ alertId: alert.id, endpointIds: [hook.id] }]);
       const [delivery] = await deliveriesWhen(hook.id, settled(1));
+      const records = () =>
+        db.query(
+          `SELECT 'delivery' AS row FROM delivery WHERE id = $1
+           UNION ALL SELECT 'webhook_delivery' FROM webhook_delivery WHERE id = $1
+           UNION ALL SELECT 'delivery_attempt' FROM delivery_attempt WHERE delivery_id = $1
+           ORDER BY 1`,
+          [delivery.id],
+        );
+      expect(await records()).toEqual([
+        { row: 'delivery' },
+        { row: 'delivery_attempt' },
+        { row: 'webhook_delivery' },
+      ]);
       await t.request().delete(`${base()}/${hook.id}`).set(bearer(owner.jwt)).expect(204);
-      const left: unknown[] = await db.query(
-        `SELECT 1 FROM webhook_delivery WHERE id = $1
-         UNION ALL SELECT 1 FROM webhook_delivery_attempt WHERE delivery_id = $1`,
-        [delivery.id],
-      );
-      expect(left).toEqual([]);
+      expect(await records()).toEqual([]);
+    });
+
+    it('a delivery whose job could not be queued fails in its record, unattempted', async () => {
+      const hook = await endpoint();
+      const repository = t.get(WebhookDeliveriesRepository);
+      const delivery = await repository.createTestDelivery(projectId, hook.id, t.clock.now());
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+      const at = t.clock.now();
+      await repository.abandonUnsent([delivery!.id], at);
+      expect(
+        await db.query(
+          `SELECT source, channel, status, reason, attempts, next_attempt_at, finished_at
+             FROM delivery WHERE id = $1`,
+          [delivery!.id],
+        ),
+      ).toEqual([
+        {
+          source: 'endpoint_webhook',
+          channel: 'webhook',
+          status: 'failed',
+          reason: 'not_queued',
+          attempts: 0,
+          next_attempt_at: null,
+          finished_at: at,
+        },
+      ]);
+      expect(
+        await db.query('SELECT 1 FROM delivery_attempt WHERE delivery_id = $1', [delivery!.id]),
+      ).toEqual([]);
     });
 
     it('signs with the new and the previous secret for a day after a rotation', async () => {
@@ -526,14 +591,20 @@ describe('notification endpoints: signed webhook deliveries', () => {
         const alert = await insertAlert();
         const at = t.clock.now();
         const [delivery]: Array<{ id: string }> = await db.query(
-          `INSERT INTO webhook_delivery (endpoint_id, project_id, alert_id, event, payload, status,
-                                         attempts, last_attempt_at, created_at)
-           VALUES ($1, $2, $3, 'alert_firing', '{}', 'succeeded', 1, $4, $4) RETURNING id`,
+          `INSERT INTO webhook_delivery (endpoint_id, project_id, alert_id, event, payload, created_at)
+           VALUES ($1, $2, $3, 'alert_firing', '{}', $4) RETURNING id`,
           [hook.id, projectId, alert.id, at],
         );
         await db.query(
-          `INSERT INTO webhook_delivery_attempt (delivery_id, attempt, started_at, response_status, duration_ms)
-           VALUES ($1, 1, $2, 200, 5)`,
+          `INSERT INTO delivery (id, source, channel, status, attempts, created_at, due_at,
+                                 last_attempt_at, finished_at)
+           VALUES ($1, 'endpoint_webhook', 'webhook', 'sent', 1, $2, $2, $2, $2)`,
+          [delivery.id, at],
+        );
+        await db.query(
+          `INSERT INTO delivery_attempt (delivery_id, attempt, started_at, duration_ms, outcome,
+                                         response_status)
+           VALUES ($1, 1, $2, 5, 'sent', 200)`,
           [delivery.id, at],
         );
         const [event]: Array<{ id: string }> = await db.query(
@@ -544,9 +615,15 @@ describe('notification endpoints: signed webhook deliveries', () => {
         const page = async (status: string) =>
           (
             await db.query<Array<{ id: string }>>(
-              `INSERT INTO escalation_page (instance_id, project_id, alert_id, generation,
-                 repeat_count, step_index, channel, status, due_at, created_at)
-               VALUES (gen_random_uuid(), $1, $2, 0, 0, 0, 'in_app', $3, $4, $4) RETURNING id`,
+              `WITH page AS (
+                 INSERT INTO escalation_page (instance_id, project_id, alert_id, generation,
+                   repeat_count, step_index, channel, created_at)
+                 VALUES (gen_random_uuid(), $1, $2, 0, 0, 0, 'in_app', $4) RETURNING id
+               ), record AS (
+                 INSERT INTO delivery (id, source, channel, status, created_at, due_at)
+                 SELECT id, 'escalation_page', 'in_app', $3, $4, $4 FROM page
+               )
+               SELECT id FROM page`,
               [projectId, alert.id, status, at],
             )
           )[0].id;
@@ -568,14 +645,18 @@ describe('notification endpoints: signed webhook deliveries', () => {
       const exists = async (ids: Awaited<ReturnType<typeof seed>>) => {
         const [row]: Array<{
           deliveries: number;
+          records: number;
           attempts: number;
           events: number;
           pages: number;
+          page_records: number;
         }> = await db.query(
           `SELECT (SELECT count(*)::int FROM webhook_delivery WHERE id = $1) AS deliveries,
-                    (SELECT count(*)::int FROM webhook_delivery_attempt WHERE delivery_id = $1) AS attempts,
+                    (SELECT count(*)::int FROM delivery WHERE id = $1) AS records,
+                    (SELECT count(*)::int FROM delivery_attempt WHERE delivery_id = $1) AS attempts,
                     (SELECT count(*)::int FROM alert_event WHERE id = $2) AS events,
-                    (SELECT count(*)::int FROM escalation_page WHERE id = ANY ($3::uuid[])) AS pages`,
+                    (SELECT count(*)::int FROM escalation_page WHERE id = ANY ($3::uuid[])) AS pages,
+                    (SELECT count(*)::int FROM delivery WHERE id = ANY ($3::uuid[])) AS page_records`,
           [ids.delivery, ids.event, [ids.sentPage, ids.pendingPage]],
         );
         return row;
@@ -586,8 +667,22 @@ describe('notification endpoints: signed webhook deliveries', () => {
         'the prune job to remove the old rows',
       );
       // A page still pending is delivery work, however old.
-      expect(await exists(old)).toEqual({ deliveries: 0, attempts: 0, events: 0, pages: 1 });
-      expect(await exists(recent)).toEqual({ deliveries: 1, attempts: 1, events: 1, pages: 2 });
+      expect(await exists(old)).toEqual({
+        deliveries: 0,
+        records: 0,
+        attempts: 0,
+        events: 0,
+        pages: 1,
+        page_records: 1,
+      });
+      expect(await exists(recent)).toEqual({
+        deliveries: 1,
+        records: 1,
+        attempts: 1,
+        events: 1,
+        pages: 2,
+        page_records: 2,
+      });
       const listed = await deliveries(hook.id);
       expect(listed.data.map((d) => d.id)).toEqual([recent.delivery]);
     });

@@ -266,7 +266,7 @@ describe('notification endpoints: answers of receivers (OUTBOUND_ALLOW_PRIVATE_N
       await t
         .get(DataSource)
         .query<Array<{ response_body: string | null }>>(
-          'SELECT response_body FROM webhook_delivery_attempt WHERE delivery_id = $1 ORDER BY attempt',
+          'SELECT response_body FROM delivery_attempt WHERE delivery_id = $1 ORDER BY attempt',
           [deliveryId],
         )
     ).map((row) => row.response_body);

@@ -105,8 +105,9 @@ describe('storm control through ingest, escalation and a restart', () => {
         async () =>
           (
             await db.query<unknown[]>(
-              `SELECT 1 FROM notification_delivery d JOIN notification n ON n.id = d.notification_id
-                WHERE d.account_id = $1 AND d.channel = 'email' AND d.status = 'sent'
+              `SELECT 1 FROM notification_delivery nd JOIN delivery d ON d.id = nd.id
+                 JOIN notification n ON n.id = nd.notification_id
+                WHERE nd.account_id = $1 AND d.channel = 'email' AND d.status = 'sent'
                   AND n.category_key = 'alert_escalation'`,
               [admin.accountId],
             )
@@ -123,8 +124,9 @@ describe('storm control through ingest, escalation and a restart', () => {
       expect(
         (
           await db.query<unknown[]>(
-            `SELECT 1 FROM notification_delivery d JOIN notification n ON n.id = d.notification_id
-              WHERE d.account_id = $1 AND d.channel = 'email' AND n.category_key = 'alert_escalation'`,
+            `SELECT 1 FROM notification_delivery nd JOIN delivery d ON d.id = nd.id
+               JOIN notification n ON n.id = nd.notification_id
+              WHERE nd.account_id = $1 AND d.channel = 'email' AND n.category_key = 'alert_escalation'`,
             [admin.accountId],
           )
         ).length,

@@ -578,7 +578,8 @@ describe('test alerts', () => {
     expect(call).toMatchObject({ kind: 'call', to: BOB_PHONE });
     const pages = await eventually(async () => {
       const rows = await db.query<Array<{ channel: string; status: string; account_id: string }>>(
-        'SELECT channel, status, account_id FROM escalation_page WHERE alert_id = $1',
+        `SELECT p.channel, d.status, p.account_id
+           FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.alert_id = $1`,
         [alert.id],
       );
       return rows.length > 0 && rows.every((p) => p.status === 'sent') && rows;

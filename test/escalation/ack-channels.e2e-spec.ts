@@ -89,10 +89,15 @@ describe('acknowledgement by signed link, phone and SMS', () => {
     );
     const isAccount = 'accountId' in recipient;
     const [page] = await db.query(
-      `INSERT INTO escalation_page (instance_id, project_id, alert_id, generation, repeat_count,
-         step_index, channel, account_id, contact_label, phone_number, status, reply_code, due_at,
-         created_at)
-       VALUES ($1, $2, $3, 0, 0, 0, $4, $5, $6, $7, 'pending', $8, $9, $9) RETURNING id`,
+      `WITH page AS (
+         INSERT INTO escalation_page (instance_id, project_id, alert_id, generation, repeat_count,
+           step_index, channel, account_id, contact_label, phone_number, reply_code, created_at)
+         VALUES ($1, $2, $3, 0, 0, 0, $4, $5, $6, $7, $8, $9) RETURNING id, channel
+       ), record AS (
+         INSERT INTO delivery (id, source, channel, status, created_at, due_at)
+         SELECT id, 'escalation_page', channel, 'pending', $9, $9 FROM page
+       )
+       SELECT id FROM page`,
       [
         instance.id,
         project,
@@ -117,11 +122,9 @@ describe('acknowledgement by signed link, phone and SMS', () => {
     return /\/alerts\/ack\/(\S+)/.exec(mail.text)![1];
   };
   const callFor = async (pageId: string) => {
-    const [row] = await db.query('SELECT provider_sid FROM escalation_page WHERE id = $1', [
-      pageId,
-    ]);
+    const [row] = await db.query('SELECT provider_ref FROM delivery WHERE id = $1', [pageId]);
     return (await twilio.waitFor(
-      (r) => r.kind === 'call' && r.sid === row.provider_sid,
+      (r) => r.kind === 'call' && r.sid === row.provider_ref,
     )) as TwilioCall;
   };
   const alert = async (alertId: string, project = projectId) =>

@@ -12,7 +12,7 @@ interface PageRow {
   id: string;
   channel: Channel;
   status: string;
-  provider_sid: string | null;
+  provider_ref: string | null;
   reply_code: string | null;
   phone_number: string | null;
 }
@@ -182,8 +182,9 @@ describe('acknowledgement answers bound to their escalation and membership', () 
     );
     const pages = await eventually(async () => {
       const rows = await db.query<PageRow[]>(
-        `SELECT id, channel, status, provider_sid, reply_code, phone_number FROM escalation_page
-          WHERE instance_id = $1 ORDER BY channel`,
+        `SELECT p.id, p.channel, d.status, d.provider_ref, p.reply_code, p.phone_number
+           FROM escalation_page p JOIN delivery d ON d.id = p.id
+          WHERE p.instance_id = $1 ORDER BY p.channel`,
         [instance.id],
       );
       return rows.length === pageCount && rows.every((p) => p.status === 'sent') && rows;
@@ -213,7 +214,7 @@ describe('acknowledgement answers bound to their escalation and membership', () 
     return tokenIn(mail.text)!;
   };
   const callOf = async (page: PageRow) =>
-    (await twilio.waitFor((r) => r.kind === 'call' && r.sid === page.provider_sid)) as TwilioCall;
+    (await twilio.waitFor((r) => r.kind === 'call' && r.sid === page.provider_ref)) as TwilioCall;
   const answerCall = async (page: PageRow, digits = '1') =>
     twilio.answer(await callOf(page), digits, { deliverTo: t.baseUrl });
   const replySms = (from: string, code: string) =>

@@ -121,9 +121,9 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
 
   const pages = (alertId: string) =>
     db.query<PageRow[]>(
-      `SELECT channel, account_id, generation, repeat_count, step_index, status
-         FROM escalation_page WHERE alert_id = $1
-        ORDER BY generation, repeat_count, step_index, channel, account_id`,
+      `SELECT p.channel, p.account_id, p.generation, p.repeat_count, p.step_index, d.status
+         FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.alert_id = $1
+        ORDER BY p.generation, p.repeat_count, p.step_index, p.channel, p.account_id`,
       [alertId],
     );
   const pagesAtLeast = (alertId: string, n: number) =>
@@ -241,6 +241,38 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
     expect(ledger).toEqual([
       { account_id: alice.accountId, action: 'notified', channel: 'in_app' },
       { account_id: bob.accountId, action: 'called', channel: 'phone' },
+    ]);
+    // Each page's delivery record was written with it: due when its step was, one attempt each.
+    const records = await db.query<Array<Record<string, unknown>>>(
+      `SELECT d.source, d.channel, d.status, d.attempts,
+              extract(epoch FROM d.due_at - i.opened_at)::int AS due_after,
+              d.provider_ref IS NOT NULL AS has_ref,
+              (SELECT array_agg(a.outcome ORDER BY a.attempt) FROM delivery_attempt a
+                WHERE a.delivery_id = d.id) AS attempts_made
+         FROM escalation_page p JOIN delivery d ON d.id = p.id
+         JOIN escalation_instance i ON i.id = p.instance_id
+        WHERE p.alert_id = $1 ORDER BY p.step_index`,
+      [alertId],
+    );
+    expect(records).toEqual([
+      {
+        source: 'escalation_page',
+        channel: 'in_app',
+        status: 'sent',
+        attempts: 1,
+        due_after: 0,
+        has_ref: false,
+        attempts_made: ['sent'],
+      },
+      {
+        source: 'escalation_page',
+        channel: 'phone',
+        status: 'sent',
+        attempts: 1,
+        due_after: 300,
+        has_ref: true,
+        attempts_made: ['sent'],
+      },
     ]);
   });
 

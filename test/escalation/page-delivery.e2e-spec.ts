@@ -28,9 +28,9 @@ interface PageRow {
   status: string;
   reason: string | null;
   attempts: number;
-  provider_sid: string | null;
+  provider_ref: string | null;
   phone_number: string | null;
-  sent_at: Date | null;
+  finished_at: Date | null;
 }
 
 const ADMIN_NUMBER = '+4915100000001';
@@ -110,10 +110,15 @@ describe('escalation page delivery', () => {
     const now = t.clock.now();
     const isAccount = 'accountId' in recipient;
     const [row] = await db.query(
-      `INSERT INTO escalation_page (instance_id, project_id, alert_id, generation, repeat_count,
-         step_index, channel, account_id, contact_label, phone_number, status, reply_code, due_at,
-         created_at)
-       VALUES ($1, $2, $3, 0, 0, 1, $4, $5, $6, $7, 'pending', $8, $9, $9) RETURNING id`,
+      `WITH page AS (
+         INSERT INTO escalation_page (instance_id, project_id, alert_id, generation, repeat_count,
+           step_index, channel, account_id, contact_label, phone_number, reply_code, created_at)
+         VALUES ($1, $2, $3, 0, 0, 1, $4, $5, $6, $7, $8, $9) RETURNING id, channel
+       ), record AS (
+         INSERT INTO delivery (id, source, channel, status, created_at, due_at, next_attempt_at)
+         SELECT id, 'escalation_page', channel, 'pending', $9, $9, $9 FROM page
+       )
+       SELECT id FROM page`,
       [
         instanceId,
         projectId,
@@ -131,7 +136,8 @@ describe('escalation page delivery', () => {
   const pageRow = async (pageId: string) =>
     (
       (await db.query(
-        'SELECT status, reason, attempts, provider_sid, phone_number, sent_at FROM escalation_page WHERE id = $1',
+        `SELECT d.status, d.reason, d.attempts, d.provider_ref, p.phone_number, d.finished_at
+           FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.id = $1`,
         [pageId],
       )) as PageRow[]
     )[0];
@@ -140,7 +146,14 @@ describe('escalation page delivery', () => {
     (await processor.deliver({ pageIds: [pageId] }, jobId ? { id: jobId } : undefined))[0];
   /** As if the page had failed `attempts` attempts before. */
   const failedBefore = (pageId: string, attempts: number) =>
-    db.query('UPDATE escalation_page SET attempts = $2 WHERE id = $1', [pageId, attempts]);
+    db.query('UPDATE delivery SET attempts = $2 WHERE id = $1', [pageId, attempts]);
+  /** The page's attempt rows, in order. */
+  const attemptRows = async (pageId: string) =>
+    (await db.query(
+      `SELECT attempt, outcome, reason FROM delivery_attempt WHERE delivery_id = $1
+        ORDER BY attempt`,
+      [pageId],
+    )) as Array<{ attempt: number; outcome: string; reason: string | null }>;
 
   it('in_app: one alert_escalation notification, in-app only, with the page in its payload', async () => {
     const { pageId, alertId, instanceId } = await page('in_app', { accountId: admin.accountId });
@@ -168,7 +181,8 @@ describe('escalation page delivery', () => {
       },
     ]);
     const deliveries = await db.query(
-      'SELECT channel FROM notification_delivery WHERE notification_id = $1',
+      `SELECT d.channel FROM notification_delivery n JOIN delivery d ON d.id = n.id
+        WHERE n.notification_id = $1`,
       [rows[0].id],
     );
     expect(deliveries).toEqual([]);
@@ -176,8 +190,9 @@ describe('escalation page delivery', () => {
       status: 'sent',
       attempts: 1,
       reason: null,
-      sent_at: sentAt,
+      finished_at: sentAt,
     });
+    expect(await attemptRows(pageId)).toEqual([{ attempt: 1, outcome: 'sent', reason: null }]);
     const center = await t.request().get('/notifications').set(bearer(admin.jwt)).expect(200);
     expect((center.body.data as Array<{ id: string }>).map((n) => n.id)).toContain(rows[0].id);
   });
@@ -189,7 +204,7 @@ describe('escalation page delivery', () => {
       ),
     );
     // One of them already settled by another delivery, one whose account is gone.
-    await db.query(`UPDATE escalation_page SET status = 'sent' WHERE id = $1`, [pages[0].pageId]);
+    await db.query(`UPDATE delivery SET status = 'sent' WHERE id = $1`, [pages[0].pageId]);
     await db.query(`UPDATE escalation_page SET account_id = gen_random_uuid() WHERE id = $1`, [
       pages[1].pageId,
     ]);
@@ -312,9 +327,11 @@ describe('escalation page delivery', () => {
       providerSid: `<${messageIdLeft(pageKey(pageId))}@localhost>`,
     });
     expect(
-      await db.query('SELECT status, claimed_by, claimed_at FROM escalation_page WHERE id = $1', [
-        pageId,
-      ]),
+      await db.query(
+        `SELECT d.status, p.claimed_by, p.claimed_at
+           FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.id = $1`,
+        [pageId],
+      ),
     ).toEqual([{ status: 'sent', claimed_by: null, claimed_at: null }]);
   });
 
@@ -326,8 +343,9 @@ describe('escalation page delivery', () => {
     expect(await pageRow(pageId)).toMatchObject({
       status: 'sent',
       attempts: 1,
-      provider_sid: messageId,
+      provider_ref: messageId,
     });
+    expect(await attemptRows(pageId)).toEqual([{ attempt: 1, outcome: 'sent', reason: null }]);
     const mail = await t.sink.waitFor(
       (m) => m.to.includes(admin.login) && m.text.includes(alertId),
     );
@@ -367,9 +385,10 @@ describe('escalation page delivery', () => {
     expect(await pageRow(pageId)).toMatchObject({
       status: 'sent',
       attempts: 1,
-      provider_sid: call.sid,
+      provider_ref: call.sid,
       phone_number: ADMIN_NUMBER,
     });
+    expect(await attemptRows(pageId)).toEqual([{ attempt: 1, outcome: 'sent', reason: null }]);
   });
 
   it('phone: an external contact is called on its own number', async () => {
@@ -377,7 +396,7 @@ describe('escalation page delivery', () => {
     const { pageId } = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
     await deliver(pageId);
     const call = await twilio.device(CONTACT_NUMBER).expectCall('DiskFull');
-    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', provider_sid: call.sid });
+    expect(await pageRow(pageId)).toMatchObject({ status: 'sent', provider_ref: call.sid });
   });
 
   it('sms: the text names the alert and ends with the reply code', async () => {
@@ -389,9 +408,10 @@ describe('escalation page delivery', () => {
     });
     expect(await pageRow(pageId)).toMatchObject({
       status: 'sent',
-      provider_sid: sms.sid,
+      provider_ref: sms.sid,
       phone_number: ADMIN_NUMBER,
     });
+    expect(await attemptRows(pageId)).toEqual([{ attempt: 1, outcome: 'sent', reason: null }]);
   });
 
   it('phone and sms: an account without a verified number is skipped, nothing is sent', async () => {
@@ -410,8 +430,10 @@ describe('escalation page delivery', () => {
         status: 'skipped',
         reason: 'phone_not_verified',
         attempts: 0,
-        sent_at: null,
+        // Decided, not attempted: finished with no attempt row.
+        finished_at: t.clock.now(),
       });
+      expect(await attemptRows(pageId)).toEqual([]);
     }
     await db.query("UPDATE account SET phone_number = '+4915100000077' WHERE id = $1", [
       member.accountId,
@@ -479,8 +501,8 @@ describe('escalation page delivery', () => {
       attempts: 1,
       reason: expect.stringMatching(/500/),
     });
-    const [{ retry_at: retryAt }] = await db.query<Array<{ retry_at: Date }>>(
-      'SELECT retry_at FROM escalation_page WHERE id = $1',
+    const [{ next_attempt_at: retryAt }] = await db.query<Array<{ next_attempt_at: Date }>>(
+      'SELECT next_attempt_at FROM delivery WHERE id = $1',
       [pageId],
     );
     expect(retryAt).toEqual(new Date(t.clock.now().getTime() + 2_000));
@@ -493,6 +515,10 @@ describe('escalation page delivery', () => {
 
     expect(await deliver(pageId)).toEqual({ outcome: 'sent', providerSid: expect.any(String) });
     expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 2, reason: null });
+    expect(await attemptRows(pageId)).toEqual([
+      { attempt: 1, outcome: 'failed', reason: expect.stringMatching(/500/) },
+      { attempt: 2, outcome: 'sent', reason: null },
+    ]);
     await twilio.device(CONTACT_NUMBER).expectSms('333333');
 
     const last = await page('phone', { label: 'NOC desk', number: CONTACT_NUMBER });
@@ -569,7 +595,7 @@ describe('escalation page delivery', () => {
       { replyCode: '777777' },
     );
     t.clock.advance({ seconds: 31 });
-    await db.query(`UPDATE escalation_page SET attempts = 3, retry_at = $2 WHERE id = $1`, [
+    await db.query(`UPDATE delivery SET attempts = 3, next_attempt_at = $2 WHERE id = $1`, [
       waiting.pageId,
       new Date(t.clock.now().getTime() + 60_000),
     ]);
@@ -583,7 +609,7 @@ describe('escalation page delivery', () => {
     const queue = t.get(JobQueue).queue(QueueName.PageSends);
     expect(await queue.getJob(EscalationJobs.pageJobId(waiting.pageId, 3))).toBeUndefined();
     expect(await pageRow(waiting.pageId)).toMatchObject({ status: 'pending', attempts: 3 });
-    await db.query(`UPDATE escalation_page SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
+    await db.query(`UPDATE delivery SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
   });
 
   it('as a job, records in-app outcomes behind it: the job answers first, the pages settle right after', async () => {

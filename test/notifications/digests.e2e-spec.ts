@@ -8,6 +8,7 @@ import {
   DigestRepository,
   digestMessageKey,
   heldMessageKey,
+  NotifyService,
 } from '@platform/notifications';
 import type { ReceivedMail } from '@platform/testing';
 import { DataSource } from 'typeorm';
@@ -269,5 +270,34 @@ describe('digests and held e-mail', () => {
     } finally {
       t.sink.refusedRecipients.delete(broken.login);
     }
+  });
+
+  it("marks a held e-mail's delivery sent when its digest goes out, with no attempt of its own", async () => {
+    t.clock.set('2026-12-02T10:05:00Z');
+    const bo = await account({ email_mode: 'hourly_digest' });
+    const [outcome] = await t.get(NotifyService).notify({
+      category: 'billing',
+      eventType: 'held_for_digest',
+      organizationId: bo.organizationId,
+      recipients: [bo.accountId],
+      payload: {},
+      email: { subject: 'Held invoice', text: 'For the digest' },
+    });
+    const record = async () =>
+      (await t.get(DataSource).query(
+        `SELECT d.status, d.reason, d.attempts, d.finished_at
+           FROM notification_delivery n JOIN delivery d ON d.id = n.id
+          WHERE n.notification_id = $1 AND d.channel = 'email'`,
+        [outcome.notificationId],
+      )) as Array<{ status: string }>;
+    expect(await record()).toEqual([
+      { status: 'held', reason: 'digest', attempts: 0, finished_at: null },
+    ]);
+    await sweepAndSettle();
+    await t.sink.waitFor((m) => m.to.includes(bo.login) && m.text.includes('Held invoice'));
+    await eventually(record, (rows) => rows[0]?.status === 'sent', 'the held delivery sent');
+    expect(await record()).toEqual([
+      { status: 'sent', reason: 'digest', attempts: 0, finished_at: t.clock.now() },
+    ]);
   });
 });

@@ -63,8 +63,9 @@ describe('notify() restricted to channels', () => {
   const deliveryChannels = async (since: Date) =>
     (
       (await db.query(
-        `SELECT channel FROM notification_delivery WHERE account_id = $1 AND created_at >= $2
-          ORDER BY channel`,
+        `SELECT d.channel FROM notification_delivery n JOIN delivery d ON d.id = n.id
+          WHERE n.account_id = $1 AND d.created_at >= $2
+          ORDER BY d.channel`,
         [admin.accountId, since],
       )) as Array<{ channel: string }>
     ).map((row) => row.channel);
@@ -133,8 +134,9 @@ describe('notify() restricted to channels', () => {
       const later = t.clock.advance({ minutes: 1 });
       await send('unverified_open', ['in_app', 'sms']);
       const rows = (await db.query(
-        `SELECT channel, status, reason FROM notification_delivery
-          WHERE account_id = $1 AND created_at >= $2`,
+        `SELECT d.channel, d.status, d.reason FROM notification_delivery n
+           JOIN delivery d ON d.id = n.id
+          WHERE n.account_id = $1 AND d.created_at >= $2`,
         [admin.accountId, later],
       )) as Array<Record<string, string>>;
       expect(rows).toEqual([{ channel: 'sms', status: 'skipped', reason: 'phone_not_verified' }]);

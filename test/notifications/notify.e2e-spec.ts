@@ -38,6 +38,15 @@ describe('notify()', () => {
       [account.accountId, category],
     )) as Array<{ id: string; event_type: string }>;
 
+  /** The attempt rows of a notification's delivery over `channel`, in order. */
+  const attemptsOf = async (notificationId: string, channel: string) =>
+    (await db.query(
+      `SELECT a.attempt, a.outcome, a.reason FROM notification_delivery n
+         JOIN delivery d ON d.id = n.id JOIN delivery_attempt a ON a.delivery_id = d.id
+        WHERE n.notification_id = $1 AND d.channel = $2 ORDER BY a.attempt`,
+      [notificationId, channel],
+    )) as Array<{ attempt: number; outcome: string; reason: string | null }>;
+
   const prefer = (
     account: TestAccount,
     preferences: Array<{ category_key: string; channel: string; enabled: boolean }>,
@@ -83,12 +92,16 @@ describe('notify()', () => {
       // The e-mail's record follows its job: sent once the SMTP server took it.
       const record = async () =>
         (await t.get(DataSource).query(
-          `SELECT status, reason, attempts FROM notification_delivery
-            WHERE notification_id = $1 AND channel = 'email'`,
+          `SELECT d.status, d.reason, d.attempts FROM notification_delivery n
+             JOIN delivery d ON d.id = n.id
+            WHERE n.notification_id = $1 AND d.channel = 'email'`,
           [outcome.notificationId],
         )) as Array<{ status: string }>;
       await eventually(record, (rows) => rows[0]?.status === 'sent', 'the e-mail recorded sent');
       expect(await record()).toEqual([{ status: 'sent', reason: null, attempts: 1 }]);
+      expect(await attemptsOf(outcome.notificationId!, 'email')).toEqual([
+        { attempt: 1, outcome: 'sent', reason: null },
+      ]);
 
       await t
         .request()
@@ -157,6 +170,14 @@ describe('notify()', () => {
       [viewer.accountId],
     )) as Array<{ subject: string }>;
     expect(pending).toEqual([{ subject: 'For the digest' }]);
+    // The held e-mail's delivery waits for the digest, with no attempt made.
+    expect(
+      await db.query(
+        `SELECT d.channel, d.status, d.reason, d.attempts FROM notification_delivery nd
+           JOIN delivery d ON d.id = nd.id JOIN notification n ON n.id = nd.notification_id
+          WHERE n.event_type = 'digested'`,
+      ),
+    ).toEqual([{ channel: 'email', status: 'held', reason: 'digest', attempts: 0 }]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(
       t.sink.messages.filter(
@@ -216,14 +237,51 @@ describe('notify()', () => {
     expect(t.sink.messages.some((m) => m.subject === 'Billing while away')).toBe(false);
     expect(twilio.requests).toHaveLength(1);
     const deliveries = (await db.query(
-      "SELECT channel, status FROM notification_delivery d JOIN notification n ON n.id = d.notification_id WHERE n.event_type = 'new_login' ORDER BY channel",
+      "SELECT d.channel, d.status FROM notification_delivery nd JOIN delivery d ON d.id = nd.id JOIN notification n ON n.id = nd.notification_id WHERE n.event_type = 'new_login' ORDER BY d.channel",
     )) as Array<{ channel: string; status: string }>;
     expect(deliveries.map((d) => d.channel)).toEqual(['email', 'sms']);
     expect(
       await db.query(
-        "SELECT channel, status, reason FROM notification_delivery d JOIN notification n ON n.id = d.notification_id WHERE n.event_type = 'while_away'",
+        "SELECT d.channel, d.status, d.reason FROM notification_delivery nd JOIN delivery d ON d.id = nd.id JOIN notification n ON n.id = nd.notification_id WHERE n.event_type = 'while_away'",
       ),
     ).toEqual([{ channel: 'sms', status: 'skipped', reason: 'absent' }]);
+  });
+
+  it('retries an e-mail the server deferred: a failed attempt 1, then attempt 2 sent', async () => {
+    t.sink.deferredRecipients.set(viewer.login.toLowerCase(), 1);
+    const [outcome] = await notify.notify({
+      category: 'billing',
+      eventType: 'deferred_once',
+      organizationId: admin.organizationId,
+      recipients: [viewer.accountId],
+      payload: {},
+      email: { subject: 'Deferred once', text: 'second time lucky' },
+    });
+    const record = async () =>
+      (await db.query(
+        `SELECT d.source, d.status, d.reason, d.attempts, d.provider_ref IS NOT NULL AS has_ref,
+                d.finished_at IS NOT NULL AS finished
+           FROM notification_delivery n JOIN delivery d ON d.id = n.id
+          WHERE n.notification_id = $1 AND d.channel = 'email'`,
+        [outcome.notificationId],
+      )) as Array<{ status: string }>;
+    await eventually(record, (rows) => rows[0]?.status === 'sent', 'the retried e-mail sent');
+    expect(await record()).toEqual([
+      {
+        source: 'notification',
+        status: 'sent',
+        reason: null,
+        attempts: 2,
+        has_ref: true,
+        finished: true,
+      },
+    ]);
+    const attempts = await attemptsOf(outcome.notificationId!, 'email');
+    expect(attempts).toEqual([
+      { attempt: 1, outcome: 'failed', reason: expect.stringContaining('451') },
+      { attempt: 2, outcome: 'sent', reason: null },
+    ]);
+    expect(t.sink.messages.filter((m) => m.subject === 'Deferred once')).toHaveLength(1);
   });
 
   it('e-mails every recipient of one notification', async () => {

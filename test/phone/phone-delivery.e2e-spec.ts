@@ -13,9 +13,11 @@ interface DeliveryRow {
   status: string;
   reason: string | null;
   attempts: number;
-  updated_at: Date;
+  provider_ref: string | null;
+  finished_at: Date | null;
 }
 
+/** notify()'s ledger row and its delivery, as notify() writes them. */
 async function newDelivery(
   t: TestApp,
   accountId: string,
@@ -23,8 +25,13 @@ async function newDelivery(
 ): Promise<string> {
   const now = t.clock.now();
   const [row] = await t.get(DataSource).query(
-    `INSERT INTO notification_delivery (account_id, channel, status, attempts, created_at, updated_at)
-     VALUES ($1, $2, 'queued', 0, $3, $3) RETURNING id`,
+    `WITH ledger AS (
+       INSERT INTO notification_delivery (account_id) VALUES ($1) RETURNING id
+     ), record AS (
+       INSERT INTO delivery (id, source, channel, status, created_at, due_at)
+       SELECT id, 'notification', $2, 'pending', $3, $3 FROM ledger
+     )
+     SELECT id FROM ledger`,
     [accountId, channel, now],
   );
   return row.id as string;
@@ -33,11 +40,20 @@ async function newDelivery(
 const delivery = (t: TestApp, id: string) => async (): Promise<DeliveryRow> => {
   const rows: DeliveryRow[] = await t
     .get(DataSource)
-    .query(`SELECT status, reason, attempts, updated_at FROM notification_delivery WHERE id = $1`, [
-      id,
-    ]);
+    .query(
+      `SELECT status, reason, attempts, provider_ref, finished_at FROM delivery WHERE id = $1`,
+      [id],
+    );
   return rows[0];
 };
+
+/** The delivery's attempt rows, in order. */
+const attempts = async (t: TestApp, id: string) =>
+  (await t.get(DataSource).query(
+    `SELECT attempt, outcome, reason, response_status FROM delivery_attempt
+        WHERE delivery_id = $1 ORDER BY attempt`,
+    [id],
+  )) as Array<{ attempt: number; outcome: string; reason: string | null }>;
 
 const job = (t: TestApp, id: string) => async (): Promise<Job | undefined> =>
   t.get(JobQueue).queue(QueueName.Deliveries).getJob(id);
@@ -81,9 +97,13 @@ describe('phone and SMS delivery through the worker', () => {
         twiml: '<Response><Say>Alert: disk &lt;sda&gt; is 95% full &amp; rising</Say></Response>',
         auth: { username: 'AC_test', password: 'secret' },
       });
-      const row = await eventually(delivery(t, id), (r) => r.status !== 'queued');
+      const row = await eventually(delivery(t, id), (r) => r.status !== 'pending');
       expect(row).toMatchObject({ status: 'sent', reason: null, attempts: 1 });
-      expect(new Date(row.updated_at).toISOString()).toBe(t.clock.now().toISOString());
+      expect(row.provider_ref).toBe(call.sid);
+      expect(new Date(row.finished_at!).toISOString()).toBe(t.clock.now().toISOString());
+      expect(await attempts(t, id)).toEqual([
+        { attempt: 1, outcome: 'sent', reason: null, response_status: null },
+      ]);
     });
 
     it('retries after a provider failure until the SMS is accepted', async () => {
@@ -93,7 +113,7 @@ describe('phone and SMS delivery through the worker', () => {
 
       const afterFailure = await eventually(delivery(t, id), (r) => r.attempts >= 1);
       expect(afterFailure).toMatchObject({
-        status: 'queued',
+        status: 'pending',
         reason: 'phone provider answered 500: Internal Server Error',
       });
 
@@ -105,6 +125,15 @@ describe('phone and SMS delivery through the worker', () => {
       expect(fake.failedRequests).toBe(1);
       const row = await eventually(delivery(t, id), (r) => r.status === 'sent');
       expect(row).toMatchObject({ status: 'sent', reason: null, attempts: 2 });
+      expect(await attempts(t, id)).toEqual([
+        {
+          attempt: 1,
+          outcome: 'failed',
+          reason: 'phone provider answered 500: Internal Server Error',
+          response_status: null,
+        },
+        { attempt: 2, outcome: 'sent', reason: null, response_status: null },
+      ]);
 
       const done = await eventually(job(t, jobId), (j) => j?.finishedOn !== undefined);
       expect(done!.opts).toMatchObject({ attempts: 5, backoff: { type: 'exponential' } });
@@ -150,12 +179,20 @@ describe('phone and SMS delivery through the worker', () => {
             ? await dispatcher.sms(NUMBER, 'hello', id)
             : await dispatcher.call(NUMBER, 'hello', id);
 
-        const row = await eventually(delivery(t, id), (r) => r.status !== 'queued');
+        const row = await eventually(delivery(t, id), (r) => r.status !== 'pending');
         expect(row).toMatchObject({
           status: 'failed',
           reason: 'phone_provider_not_configured',
           attempts: 1,
         });
+        expect(await attempts(t, id)).toEqual([
+          {
+            attempt: 1,
+            outcome: 'failed',
+            reason: 'phone_provider_not_configured',
+            response_status: null,
+          },
+        ]);
         const done = await eventually(job(t, jobId), (j) => j?.finishedOn !== undefined);
         expect(await done!.getState()).toBe('completed');
         expect(done!.attemptsMade).toBe(1);

@@ -106,8 +106,9 @@ describe('phone and SMS preferences need a verified number', () => {
     const db = t.get(DataSource);
     const deliveries = (account: TestAccount) => async () =>
       (await db.query(
-        `SELECT channel, status, reason FROM notification_delivery
-          WHERE account_id = $1 AND channel IN ('sms', 'phone') ORDER BY channel`,
+        `SELECT d.channel, d.status, d.reason FROM notification_delivery n
+           JOIN delivery d ON d.id = n.id
+          WHERE n.account_id = $1 AND d.channel IN ('sms', 'phone') ORDER BY d.channel`,
         [account.accountId],
       )) as Array<{ channel: string; status: string; reason: string | null }>;
 

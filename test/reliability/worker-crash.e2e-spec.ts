@@ -175,8 +175,8 @@ describe('worker processes killed mid-burst', () => {
     await eventually(
       async () => {
         const [row] = await db.query<Array<{ pages: number; settled: number }>>(
-          `SELECT count(*)::int AS pages, count(*) FILTER (WHERE status <> 'pending')::int AS settled
-             FROM escalation_page`,
+          `SELECT count(*)::int AS pages, count(*) FILTER (WHERE d.status <> 'pending')::int AS settled
+             FROM escalation_page p JOIN delivery d ON d.id = p.id`,
         );
         return row.pages === PAGES && row.settled === PAGES;
       },
@@ -203,10 +203,10 @@ describe('worker processes killed mid-burst', () => {
     // Each step of each escalation paged each of its targets on each channel once.
     expect(
       await db.query(
-        `SELECT step_index, channel, account_id, count(*)::int AS pages,
-                count(DISTINCT instance_id)::int AS instances,
-                count(*) FILTER (WHERE status = 'sent')::int AS sent
-           FROM escalation_page GROUP BY 1, 2, 3 ORDER BY 1, 2`,
+        `SELECT p.step_index, p.channel, p.account_id, count(*)::int AS pages,
+                count(DISTINCT p.instance_id)::int AS instances,
+                count(*) FILTER (WHERE d.status = 'sent')::int AS sent
+           FROM escalation_page p JOIN delivery d ON d.id = p.id GROUP BY 1, 2, 3 ORDER BY 1, 2`,
       ),
     ).toEqual(
       [

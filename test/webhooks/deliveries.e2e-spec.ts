@@ -162,6 +162,33 @@ describe('organization webhooks: signed outbound deliveries of app and cluster e
         [1, 500, 'answer 500', 'receiver answered 500'],
         [2, 200, null, null],
       ]);
+      // The delivery record behind the answer: one delivery, an attempt row per attempt.
+      expect(
+        await t.get(DataSource).query(
+          `SELECT source, channel, status, reason, attempts, finished_at IS NOT NULL AS finished
+             FROM delivery WHERE id = $1`,
+          [delivery.id],
+        ),
+      ).toEqual([
+        {
+          source: 'organization_webhook',
+          channel: 'webhook',
+          status: 'sent',
+          reason: null,
+          attempts: 2,
+          finished: true,
+        },
+      ]);
+      expect(
+        await t.get(DataSource).query(
+          `SELECT attempt, outcome, reason, response_status FROM delivery_attempt
+            WHERE delivery_id = $1 ORDER BY attempt`,
+          [delivery.id],
+        ),
+      ).toEqual([
+        { attempt: 1, outcome: 'failed', reason: 'receiver answered 500', response_status: 500 },
+        { attempt: 2, outcome: 'sent', reason: null, response_status: 200 },
+      ]);
       // Receivers' answers are for those who may edit the webhook.
       const viewer = await seedMember(t, org, `viewer${++sequence}@deliveries.example`, 'viewer');
       const seen = (await deliveries(hook.id, viewer.jwt)).data[0];
@@ -194,18 +221,27 @@ describe('organization webhooks: signed outbound deliveries of app and cluster e
       expect(got.verifiedBy.sort()).toEqual([hook.signing_secret, secret].sort());
     });
 
-    it('deleting a webhook deletes its deliveries and attempts', async () => {
+    it('deleting a webhook deletes its deliveries, their records and attempts', async () => {
       const org = await organization();
       const hook = await webhook(org);
       await emit({ cluster: { id: 'c-5' } }, org.organizationId);
       const [delivery] = await settled(hook.id, org.jwt);
+      const records = () =>
+        t.get(DataSource).query(
+          `SELECT 'delivery' AS row FROM delivery WHERE id = $1
+           UNION ALL SELECT 'delivery_attempt' FROM delivery_attempt WHERE delivery_id = $1
+           UNION ALL SELECT 'organization_webhook_delivery' FROM organization_webhook_delivery
+                      WHERE id = $1
+           ORDER BY 1`,
+          [delivery.id],
+        );
+      expect(await records()).toEqual([
+        { row: 'delivery' },
+        { row: 'delivery_attempt' },
+        { row: 'organization_webhook_delivery' },
+      ]);
       await t.request().delete(`/webhooks/${hook.id}`).set(bearer(org.jwt)).expect(204);
-      const left: unknown[] = await t.get(DataSource).query(
-        `SELECT 1 FROM organization_webhook_delivery WHERE id = $1
-         UNION ALL SELECT 1 FROM organization_webhook_delivery_attempt WHERE delivery_id = $1`,
-        [delivery.id],
-      );
-      expect(left).toEqual([]);
+      expect(await records()).toEqual([]);
     });
   });
 
@@ -224,9 +260,21 @@ describe('organization webhooks: signed outbound deliveries of app and cluster e
       const at = t.clock.now();
       const [delivery]: Array<{ id: string }> = await db.query(
         `INSERT INTO organization_webhook_delivery
-           (webhook_id, organization_id, event, payload, status, attempts, created_at)
-         VALUES ($1, $2, 'app.deployed', '{}', 'succeeded', 1, $3) RETURNING id`,
+           (webhook_id, organization_id, event, payload, created_at)
+         VALUES ($1, $2, 'app.deployed', '{}', $3) RETURNING id`,
         [hook.id, owner.organizationId, at],
+      );
+      await db.query(
+        `INSERT INTO delivery (id, source, channel, status, attempts, created_at, due_at,
+                               last_attempt_at, finished_at)
+         VALUES ($1, 'organization_webhook', 'webhook', 'sent', 1, $2, $2, $2, $2)`,
+        [delivery.id, at],
+      );
+      await db.query(
+        `INSERT INTO delivery_attempt (delivery_id, attempt, started_at, duration_ms, outcome,
+                                       response_status)
+         VALUES ($1, 1, $2, 5, 'sent', 200)`,
+        [delivery.id, at],
       );
       const [receipt]: Array<{ id: string }> = await db.query(
         `INSERT INTO organization_webhook_receipt (webhook_id, received_at, outcome)
@@ -239,6 +287,8 @@ describe('organization webhooks: signed outbound deliveries of app and cluster e
       (
         await db.query<Array<{ n: number }>>(
           `SELECT (SELECT count(*) FROM organization_webhook_delivery WHERE id = $1)
+                + (SELECT count(*) FROM delivery WHERE id = $1)
+                + (SELECT count(*) FROM delivery_attempt WHERE delivery_id = $1)
                 + (SELECT count(*) FROM organization_webhook_receipt WHERE id = $2) AS n`,
           [ids.delivery, ids.receipt],
         )
@@ -253,6 +303,6 @@ describe('organization webhooks: signed outbound deliveries of app and cluster e
       (n) => Number(n) === 0,
       'the old rows to be pruned',
     );
-    expect(Number(await exists(recent))).toBe(2);
+    expect(Number(await exists(recent))).toBe(4);
   });
 });

@@ -24,6 +24,7 @@ export const ALERTING_TABLES: TableOwnership = {
     'notification_endpoint',
     'test_alert',
     'webhook_delivery',
+    // Dropped for delivery_attempt (1764000000035); its released migrations still create it.
     'webhook_delivery_attempt',
   ],
   createdElsewhere: {

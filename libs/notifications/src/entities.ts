@@ -90,17 +90,12 @@ export class PendingEmail {
   @Column('timestamptz', { nullable: true }) sentAt!: Date | null;
 }
 
+/** notify()'s deliveries: how each stands is its `delivery` row, of the same id. */
 @Entity('notification_delivery')
 export class NotificationDelivery {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('uuid', { nullable: true }) notificationId!: string | null;
   @Column('uuid') accountId!: string;
-  @Column('text') channel!: 'email' | 'phone' | 'sms';
-  @Column('text') status!: 'queued' | 'held' | 'sent' | 'failed' | 'skipped';
-  @Column('text', { nullable: true }) reason!: string | null;
-  @Column('integer') attempts!: number;
-  @Column('timestamptz') createdAt!: Date;
-  @Column('timestamptz') updatedAt!: Date;
 }
 
 export const NOTIFICATION_ENTITIES = [

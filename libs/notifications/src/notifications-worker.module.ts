@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailerModule, MailModule } from '@platform/mail';
 import { ChannelsModule } from './channels/channels.module.js';
 import { DeliveryProcessor } from './channels/delivery.processor.js';
-import { NotificationDeliveriesRepository } from './channels/notification-deliveries.repository.js';
+import { DeliveriesRepository } from './channels/deliveries.repository.js';
 import { DigestProcessor } from './digest/digest.processor.js';
 import { DigestRepository } from './digest/digest.repository.js';
 import { BroadcastsRepository } from './center/broadcasts.repository.js';
@@ -40,7 +40,7 @@ import { SecurityNoticeProcessor } from './security/security-notice.processor.js
     FanOutProcessor,
     DigestRepository,
     DigestProcessor,
-    NotificationDeliveriesRepository,
+    DeliveriesRepository,
     DeliveryProcessor,
   ],
 })

@@ -6,6 +6,8 @@ export const NOTIFICATIONS_TABLES: TableOwnership = {
   tables: [
     'broadcast',
     'broadcast_dismissal',
+    'delivery',
+    'delivery_attempt',
     'notification',
     'notification_absence',
     'notification_category',

@@ -27,6 +27,12 @@ export class SmtpSink {
   readonly refusedRecipients = new Set<string>();
 
   /**
+   * Recipients the server refuses with a temporary 451 ("try again later") the next n times
+   * they are named, as a greylisting or overloaded server would.
+   */
+  readonly deferredRecipients = new Map<string, number>();
+
+  /**
    * While true, a message is recorded as soon as it arrives but the server keeps its reply
    * to DATA back, so the client cannot know it was delivered (see `releaseReplies`).
    */
@@ -54,6 +60,15 @@ export class SmtpSink {
         if (sink!.refusedRecipients.has(address.address.toLowerCase())) {
           const error = new Error('mailbox unavailable') as Error & { responseCode: number };
           error.responseCode = 550;
+          callback(error);
+          return;
+        }
+        const recipient = address.address.toLowerCase();
+        const deferrals = sink!.deferredRecipients.get(recipient) ?? 0;
+        if (deferrals > 0) {
+          sink!.deferredRecipients.set(recipient, deferrals - 1);
+          const error = new Error('try again later') as Error & { responseCode: number };
+          error.responseCode = 451;
           callback(error);
           return;
         }

@@ -63,7 +63,7 @@ export class EndpointFanout {
         })),
       );
     } catch (error) {
-      await this.deliveries.abandonUnsent(deliveryIds);
+      await this.deliveries.abandonUnsent(deliveryIds, this.clock.now());
       throw error;
     }
   }

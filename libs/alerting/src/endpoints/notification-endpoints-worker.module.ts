@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ChannelsModule } from '@platform/notifications';
+import { ChannelsModule, DeliveriesRepository } from '@platform/notifications';
 import { AlertsPruneProcessor } from './alerts-prune.processor.js';
 import { EndpointFanout } from './endpoint-fanout.service.js';
 import { EndpointsRepository } from './endpoints.repository.js';
@@ -17,6 +17,7 @@ import { webhookDeliveryPolicyProvider } from './webhook-policy.js';
   providers: [
     webhookDeliveryPolicyProvider,
     EndpointsRepository,
+    DeliveriesRepository,
     WebhookDeliveriesRepository,
     RetentionRepository,
     EndpointFanout,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DeliveriesRepository } from '@platform/notifications';
 import { CapabilitiesModule } from '@platform/capabilities';
 import { OutboundModule } from '@platform/outbound';
 import { EndpointFanout } from './endpoint-fanout.service.js';
@@ -18,6 +19,7 @@ import { webhookDeliveryPolicyProvider } from './webhook-policy.js';
   providers: [
     webhookDeliveryPolicyProvider,
     EndpointsRepository,
+    DeliveriesRepository,
     WebhookDeliveriesRepository,
     EndpointFanout,
     NotificationEndpointsService,

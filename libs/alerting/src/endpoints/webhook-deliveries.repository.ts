@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DeliveriesRepository, insertDeliveries } from '@platform/notifications';
 import { DataSource } from 'typeorm';
 import type { EndpointEvent } from './endpoints.repository.js';
 
@@ -54,17 +55,31 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
-const DELIVERY_COLUMNS = `id, endpoint_id, project_id, alert_id, event, payload, status, attempts,
-  last_attempt_at, next_attempt_at, created_at`;
+/** A delivery as the API shows it: the endpoint's row and its delivery record (`w`, `d`). */
+const DELIVERY_COLUMNS = `w.id, w.endpoint_id, w.project_id, w.alert_id, w.event, w.payload,
+  CASE WHEN d.status = 'sent' THEN 'succeeded' ELSE d.status END AS status, d.attempts,
+  d.last_attempt_at, d.next_attempt_at, w.created_at`;
+
+/** The delivery records of the webhook deliveries in `created` (id, created_at), pending. */
+const RECORD_CREATED = insertDeliveries(`
+  SELECT id, 'endpoint_webhook', 'webhook', 'pending', NULL::text, created_at, created_at
+    FROM created`);
 
 /** An ISO-8601 UTC timestamp with milliseconds, as the API renders dates. */
 const iso = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** Webhook deliveries and their attempts: written set-based, pruned by age in batches. */
+/**
+ * Webhook deliveries: the endpoint, alert, event and payload here, how each stands and its
+ * attempts in the delivery record (DeliveriesRepository, same id); written set-based, pruned by
+ * age in batches (the record goes with its delivery).
+ */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly records: DeliveriesRepository,
+  ) {}
 
   /**
    * One delivery per distinct (alert, endpoint) pair whose endpoint is an enabled endpoint of
@@ -82,9 +97,9 @@ export class WebhookDeliveriesRepository {
       `WITH wanted AS (
          SELECT DISTINCT w.alert_id, w.endpoint_id
            FROM unnest($2::uuid[], $3::uuid[]) AS w (alert_id, endpoint_id)
-       )
+       ), created AS (
        INSERT INTO webhook_delivery
-         (endpoint_id, project_id, alert_id, event, payload, status, attempts, next_attempt_at, created_at)
+         (endpoint_id, project_id, alert_id, event, payload, created_at)
        SELECT e.id, e.project_id, a.id, $4,
               jsonb_build_object(
                 'type', $4::text,
@@ -100,13 +115,15 @@ export class WebhookDeliveriesRepository {
                   'starts_at', ${iso('a.starts_at')},
                   'ends_at', ${iso('a.ends_at')},
                   'generator_url', a.generator_url))),
-              'pending', 0, $5, $5
+              $5
          FROM wanted w
          JOIN notification_endpoint e
            ON e.id = w.endpoint_id AND e.project_id = $1 AND e.enabled AND $4 = ANY (e.events)
          JOIN alert a ON a.id = w.alert_id AND a.project_id = $1
         ORDER BY a.id, e.id
-       RETURNING id`,
+       RETURNING id, created_at
+       ), record AS (${RECORD_CREATED})
+       SELECT id FROM created`,
       [
         projectId,
         pairs.map((p) => p.alertId),
@@ -126,18 +143,21 @@ export class WebhookDeliveriesRepository {
     at: Date,
   ): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await this.dataSource.query(
-      `INSERT INTO webhook_delivery
-         (endpoint_id, project_id, alert_id, event, payload, status, attempts, next_attempt_at, created_at)
+      `WITH created AS (
+       INSERT INTO webhook_delivery
+         (endpoint_id, project_id, alert_id, event, payload, created_at)
        SELECT e.id, e.project_id, NULL, 'endpoint.test',
               jsonb_build_object(
                 'type', 'endpoint.test',
                 'timestamp', $4::text,
                 'data', jsonb_build_object('endpoint', jsonb_build_object(
                   'id', e.id, 'project_id', e.project_id, 'name', e.name, 'url', e.url))),
-              'pending', 0, $3, $3
+              $3
          FROM notification_endpoint e
         WHERE e.id = $1 AND e.project_id = $2
-       RETURNING ${DELIVERY_COLUMNS}`,
+       RETURNING *
+       ), record AS (${RECORD_CREATED} RETURNING *)
+       SELECT ${DELIVERY_COLUMNS} FROM created w JOIN record d ON d.id = w.id`,
       [endpointId, projectId, at, at.toISOString()],
     );
     return rows[0] ?? null;
@@ -151,9 +171,10 @@ export class WebhookDeliveriesRepository {
   ): Promise<{ items: Array<DeliveryRow & { attempt_list: AttemptRow[] }>; total: number }> {
     const [deliveries, counted] = await Promise.all([
       this.dataSource.query<DeliveryRow[]>(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery
-            WHERE endpoint_id = $1
-            ORDER BY created_at DESC, id DESC
+        `SELECT ${DELIVERY_COLUMNS}
+             FROM webhook_delivery w JOIN delivery d ON d.id = w.id
+            WHERE w.endpoint_id = $1
+            ORDER BY w.created_at DESC, w.id DESC
             LIMIT $2 OFFSET $3`,
         [endpointId, limit, offset],
       ),
@@ -165,8 +186,9 @@ export class WebhookDeliveriesRepository {
     const total = counted[0].total;
     const attempts: AttemptRow[] = deliveries.length
       ? await this.dataSource.query(
-          `SELECT delivery_id, attempt, started_at, response_status, response_body, error, duration_ms
-             FROM webhook_delivery_attempt
+          `SELECT delivery_id, attempt, started_at, response_status, response_body,
+                  reason AS error, duration_ms
+             FROM delivery_attempt
             WHERE delivery_id = ANY ($1::uuid[])
             ORDER BY delivery_id, attempt`,
           [deliveries.map((d) => d.id)],
@@ -186,9 +208,11 @@ export class WebhookDeliveriesRepository {
 
   async signingTarget(deliveryId: string): Promise<SigningTarget | null> {
     const rows: SigningTarget[] = await this.dataSource.query(
-      `SELECT d.id, d.event, d.payload, d.status, e.url, e.enabled, e.secret, e.previous_secret,
-              e.previous_secret_expires_at
+      `SELECT d.id, d.event, d.payload,
+              CASE WHEN r.status = 'sent' THEN 'succeeded' ELSE r.status END AS status,
+              e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at
          FROM webhook_delivery d
+         JOIN delivery r ON r.id = d.id
          JOIN notification_endpoint e ON e.id = d.endpoint_id
         WHERE d.id = $1`,
       [deliveryId],
@@ -197,41 +221,26 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Records one attempt and moves the delivery to its new state in one statement; nothing
+   * Records one attempt and moves the delivery to its new state, in the delivery record; nothing
    * happens when the delivery is gone or no longer pending. Returns the attempt number.
    */
-  async recordAttempt(outcome: AttemptOutcome): Promise<number | null> {
-    const rows: Array<{ attempt: number }> = await this.dataSource.query(
-      `WITH delivery AS (
-         UPDATE webhook_delivery
-            SET attempts = attempts + 1, last_attempt_at = $2, status = $3, next_attempt_at = $4
-          WHERE id = $1 AND status = 'pending'
-          RETURNING id, attempts
-       )
-       INSERT INTO webhook_delivery_attempt
-         (delivery_id, attempt, started_at, response_status, response_body, error, duration_ms)
-       SELECT id, attempts, $2, $5, $6, $7, $8 FROM delivery
-       RETURNING attempt`,
-      [
-        outcome.deliveryId,
-        outcome.startedAt,
-        outcome.status,
-        outcome.nextAttemptAt,
-        outcome.responseStatus,
-        outcome.responseBody,
-        outcome.error,
-        outcome.durationMs,
-      ],
-    );
-    return rows[0]?.attempt ?? null;
+  recordAttempt(outcome: AttemptOutcome): Promise<number | null> {
+    return this.records.record({
+      deliveryId: outcome.deliveryId,
+      status: outcome.status === 'succeeded' ? 'sent' : outcome.status,
+      reason: outcome.error,
+      attempted: true,
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+      responseStatus: outcome.responseStatus,
+      responseBody: outcome.responseBody,
+      nextAttemptAt: outcome.nextAttemptAt,
+      at: new Date(outcome.startedAt.getTime() + outcome.durationMs),
+    });
   }
 
   /** Fails deliveries that were never attempted (their jobs could not be queued). */
-  async abandonUnsent(deliveryIds: readonly string[]): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE webhook_delivery SET status = 'failed', next_attempt_at = NULL
-        WHERE id = ANY ($1::uuid[]) AND status = 'pending' AND attempts = 0`,
-      [deliveryIds],
-    );
+  abandonUnsent(deliveryIds: readonly string[], at: Date): Promise<void> {
+    return this.records.abandonUnattempted(deliveryIds, 'not_queued', at);
   }
 }

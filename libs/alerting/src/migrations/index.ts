@@ -10,6 +10,7 @@ import { AlertDispatchOutbox1764000000017 } from './1764000000017-alert-dispatch
 import { IngestSeverityMaps1764000000027 } from './1764000000027-ingest-severity-maps.js';
 import { Heartbeats1764000000028 } from './1764000000028-heartbeats.js';
 import { AlertBundles1764000000033 } from './1764000000033-alert-bundles.js';
+import { EndpointDeliveryRecord1764000000035 } from './1764000000035-endpoint-delivery-record.js';
 
 /**
  * The migrations of alerting's tables, in order. Released ones are never edited (names and
@@ -27,4 +28,5 @@ export const ALERTING_MIGRATIONS: MigrationClass[] = [
   IngestSeverityMaps1764000000027,
   Heartbeats1764000000028,
   AlertBundles1764000000033,
+  EndpointDeliveryRecord1764000000035,
 ];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EscalationOpening, insertAlertEvents } from '@platform/alerting';
 import { preparedQuery } from '@platform/database';
+import { insertDeliveries } from '@platform/notifications';
 import { DataSource } from 'typeorm';
 import type { PageRetry } from './escalation-jobs.js';
 import type { StepSnapshot } from '../chains/chain-snapshot.js';
@@ -117,18 +118,23 @@ const RUN_STEPS = {
   ), pages AS (
     INSERT INTO escalation_page
       (instance_id, project_id, alert_id, generation, repeat_count, step_index, channel,
-       account_id, contact_label, phone_number, status, reply_code, due_at, created_at)
+       account_id, contact_label, phone_number, reply_code, created_at)
     SELECT c.id, c.project_id, c.alert_id, c.generation, c.repeat_count, c.step_index, ch.channel,
            r.account_id, r.contact_label,
-           CASE WHEN ch.channel IN ('phone', 'sms') THEN r.phone_number END, 'pending',
+           CASE WHEN ch.channel IN ('phone', 'sms') THEN r.phone_number END,
            CASE WHEN ch.channel = 'sms' THEN (100000 + ('x' || left(replace(
              gen_random_uuid()::text, '-', ''), 8))::bit(32)::bigint % 900000)::text END,
-           c.due_at, $1
+           $1
       FROM claimed c
       JOIN recipient r ON r.target_key = c.target_key
       CROSS JOIN LATERAL jsonb_array_elements_text(c.channels) AS ch (channel)
      WHERE c.firing AND (r.account_id IS NOT NULL OR ch.channel IN ('phone', 'sms'))
-    RETURNING id, channel
+    RETURNING id, channel, instance_id
+  ), page_records AS (
+    -- Each page's delivery record, pending from the step's due time, in the same statement.
+    ${insertDeliveries(`
+    SELECT p.id, 'escalation_page', p.channel, 'pending', NULL::text, $1::timestamptz, l.due_at
+      FROM pages p JOIN locked l ON l.instance_id = p.instance_id`)}
   ), instances AS (
     UPDATE escalation_instance i
        SET state = m.state, repeat_count = i.repeat_count + m.next_pass::int,
@@ -393,9 +399,11 @@ export class EscalationInstancesRepository {
   async stalePages(before: Date, limit: number): Promise<PageRetry[]> {
     const rows: Array<{ id: string; attempts: number; channel: string }> =
       await this.dataSource.query(
-        `SELECT id, attempts, channel FROM escalation_page
-          WHERE status = 'pending' AND created_at <= $1 AND coalesce(retry_at, created_at) <= $1
-          ORDER BY created_at LIMIT $2`,
+        `SELECT p.id, d.attempts, p.channel
+           FROM delivery d JOIN escalation_page p ON p.id = d.id
+          WHERE d.source = 'escalation_page' AND d.status = 'pending' AND d.created_at <= $1
+            AND coalesce(d.next_attempt_at, d.created_at) <= $1
+          ORDER BY d.created_at LIMIT $2`,
         [before, limit],
       );
     return rows.map((r) => ({

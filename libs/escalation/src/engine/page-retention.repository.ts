@@ -9,12 +9,15 @@ export class PageRetentionRepository extends EscalationPagesPruner {
     super();
   }
 
-  /** A page still pending is delivery work, whatever its age: only settled ones go. */
+  /**
+   * A page still pending is delivery work, whatever its age: only settled ones go, with their
+   * delivery records (the delivery_forget trigger).
+   */
   async prunePages(cutoff: Date, batch: number): Promise<number> {
     const [, count]: [unknown[], number] = await this.dataSource.query(
       `DELETE FROM escalation_page
-        WHERE id IN (SELECT id FROM escalation_page
-                      WHERE created_at < $1 AND status <> 'pending' LIMIT $2)`,
+        WHERE id IN (SELECT p.id FROM escalation_page p JOIN delivery d ON d.id = p.id
+                      WHERE p.created_at < $1 AND d.status <> 'pending' LIMIT $2)`,
       [cutoff, batch],
     );
     return count;

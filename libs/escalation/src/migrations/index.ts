@@ -6,6 +6,7 @@ import { EscalationPageIndexes1764000000012 } from './1764000000012-escalation-p
 import { EscalationStepPosition1764000000013 } from './1764000000013-escalation-step-position.js';
 import { StepTargetRosterMembers1764000000019 } from './1764000000019-step-target-roster-members.js';
 import { EscalationPageClaims1764000000020 } from './1764000000020-escalation-page-claims.js';
+import { PageDeliveryRecord1764000000037 } from './1764000000037-page-delivery-record.js';
 
 /**
  * The migrations of escalation's tables, in order. Released ones are never edited (names and
@@ -19,4 +20,5 @@ export const ESCALATION_MIGRATIONS: MigrationClass[] = [
   EscalationStepPosition1764000000013,
   StepTargetRosterMembers1764000000019,
   EscalationPageClaims1764000000020,
+  PageDeliveryRecord1764000000037,
 ];

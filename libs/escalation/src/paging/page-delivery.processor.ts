@@ -77,7 +77,7 @@ export function pageKey(pageId: string): string {
  *
  * Every send goes through the channels and the one retry model (attemptDelivery), with the
  * page's own attempts: a final failure (no phone provider, an SMTP 5xx) fails the page at once;
- * any other failure leaves it pending with its reason and `retry_at`, and a job of its own
+ * any other failure leaves it pending with its reason and next attempt time, and a job of its own
  * tries it again after 2 s doubling; the PAGE_ATTEMPTS-th failure fails it. A rate limit defers
  * the page without counting an attempt. A page delivered again after a crash between sending
  * and settling notifies once (the notification's idempotency key) and mails the same message
@@ -346,6 +346,7 @@ export class PageDeliveryProcessor {
       reason: outcome.reason,
       attempted: outcome.attempted,
       providerSid: outcome.receipt?.providerRef ?? null,
+      durationMs: outcome.durationMs,
       // The number dialled or texted, kept so an SMS reply finds its page.
       phoneNumber:
         outcome.status === 'sent' && (page.channel === 'phone' || page.channel === 'sms')
@@ -357,7 +358,7 @@ export class PageDeliveryProcessor {
 
   /**
    * Writes every outcome in one statement, then queues each page left pending for its retry. A
-   * lost retry job is recovered by the sweeper once the page's `retry_at` is well past.
+   * lost retry job is recovered by the sweeper once the page's next attempt time is well past.
    */
   private async settle(
     claimed: readonly PageToDeliver[],

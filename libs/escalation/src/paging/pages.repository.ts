@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { insertAlertEvents, type Severity } from '@platform/alerting';
+import {
+  type DeliveryRecordUpdate,
+  OUTCOME_ROWS,
+  outcomeParameters,
+  recordDeliveryOutcomes,
+} from '@platform/notifications';
 import { DataSource } from 'typeorm';
 import type { PageChannel } from '../chains/chain-snapshot.js';
 
@@ -46,6 +52,8 @@ export interface PageSettlement {
   phoneNumber?: string | null;
   /** When a page left pending is tried again (the sweeper leaves it alone until then). */
   retryAt?: Date | null;
+  /** How long the attempt's send took. */
+  durationMs?: number;
   at: Date;
 }
 
@@ -60,6 +68,10 @@ export class PagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
+   * A page is the source of its delivery: status, reason, attempts, provider id, due and retry
+   * times are its delivery record's (DeliveriesRepository, same id), written with the page in
+   * the engine's statement and settled with the ledger and timeline in settleMany's.
+   *
    * Takes the pending pages among `pageIds` for delivery by `claimant`, and answers them with what
    * their delivery needs. An e-mail, call or text is claimed first, so that two deliveries of it
    * (the engine's batch and the sweeper's retry) do not both send: a page claimed by another
@@ -78,13 +90,15 @@ export class PagesRepository {
       `WITH claimed AS (
          UPDATE escalation_page p
             SET claimed_by = $2, claimed_at = $3
-          WHERE p.id = ANY ($1::uuid[]) AND p.status = 'pending' AND p.channel <> 'in_app'
+           FROM delivery d
+          WHERE p.id = ANY ($1::uuid[]) AND d.id = p.id AND d.status = 'pending'
+            AND p.channel <> 'in_app'
             AND (p.claimed_by IS NULL OR p.claimed_by = $2 OR p.claimed_at <= $4)
           RETURNING p.id
        )
        SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
-              p.account_id, p.contact_label, p.phone_number, p.status, p.reply_code, p.attempts,
-              p.due_at, i.state AS instance_state,
+              p.account_id, p.contact_label, p.phone_number, d.status, p.reply_code, d.attempts,
+              d.due_at, i.state AS instance_state,
               pr.name AS project_name, pr.organization_id,
               al.status AS alert_status, al.severity, al.fingerprint,
               al.labels ->> 'alertname' AS alertname, al.annotations ->> 'summary' AS summary,
@@ -92,11 +106,12 @@ export class PagesRepository {
               ac.phone_number AS account_phone_number,
               coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified
          FROM escalation_page p
+         JOIN delivery d ON d.id = p.id
          JOIN escalation_instance i ON i.id = p.instance_id AND i.project_id = p.project_id
          JOIN alert al ON al.id = p.alert_id AND al.project_id = p.project_id
          JOIN project pr ON pr.id = p.project_id
          LEFT JOIN account ac ON ac.id = p.account_id
-        WHERE p.id = ANY ($1::uuid[]) AND p.status = 'pending'
+        WHERE p.id = ANY ($1::uuid[]) AND d.status = 'pending'
           AND (p.channel = 'in_app' OR p.id IN (SELECT id FROM claimed))`,
       [pageIds, claimant, now, new Date(now.getTime() - CLAIM_LAPSE_MS)],
     );
@@ -117,25 +132,25 @@ export class PagesRepository {
     if (settlements.length === 0) return new Set();
     const seen = new Set<string>();
     const first = settlements.filter(({ pageId }) => !seen.has(pageId) && seen.add(pageId));
+    const records = first.map(({ pageId, outcome }) => pageRecord(pageId, outcome));
+    // The delivery records first (only those still pending, and claimed by `claimant`), then the
+    // pages they recorded: their number and claim, their ledger rows and timeline events.
     const rows: Array<{ id: string }> = await this.dataSource.query(
-      `WITH outcome AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::boolean[], $5::text[],
-                              $6::text[], $7::timestamptz[], $8::timestamptz[])
-           AS o (id, status, reason, attempted, provider_sid, phone_number, at, retry_at)
-       ), settled AS (
+      `WITH outcome AS (${OUTCOME_ROWS}),
+       ${recordDeliveryOutcomes(
+         'recorded',
+         `outcome o JOIN escalation_page p ON p.id = o.id
+            AND (p.claimed_by = $13 OR (p.channel = 'in_app' AND p.claimed_by IS NULL))`,
+       )}, settled AS (
          UPDATE escalation_page p
-            SET status = o.status, reason = o.reason,
-                attempts = p.attempts + CASE WHEN o.attempted THEN 1 ELSE 0 END,
-                provider_sid = coalesce(o.provider_sid, p.provider_sid),
-                phone_number = coalesce(o.phone_number, p.phone_number),
-                sent_at = CASE WHEN o.status = 'sent' THEN o.at ELSE p.sent_at END,
-                retry_at = o.retry_at, claimed_by = NULL, claimed_at = NULL
-           FROM outcome o
-          WHERE p.id = o.id AND p.status = 'pending'
-            AND (p.claimed_by = $9 OR (p.channel = 'in_app' AND p.claimed_by IS NULL))
+            SET phone_number = coalesce(x.phone_number, p.phone_number),
+                claimed_by = NULL, claimed_at = NULL
+           FROM recorded r JOIN unnest($1::uuid[], $12::text[]) AS x (id, phone_number)
+             ON x.id = r.id
+          WHERE p.id = r.id
           RETURNING p.id, p.project_id, p.alert_id, p.instance_id, p.account_id,
                     p.contact_label, p.channel, p.generation, p.repeat_count, p.step_index,
-                    p.status, o.at
+                    r.status, r.at
        ), ledger AS (
          INSERT INTO escalation_ledger
            (project_id, alert_id, instance_id, account_id, contact_label, action, channel, created_at)
@@ -157,18 +172,24 @@ export class PagesRepository {
           WHERE s.status = 'sent' AND EXISTS (SELECT 1 FROM alert a WHERE a.id = s.alert_id)`)}
        )
        SELECT id FROM settled`,
-      [
-        first.map((s) => s.pageId),
-        first.map((s) => s.outcome.status),
-        first.map((s) => s.outcome.reason?.slice(0, 500) ?? null),
-        first.map((s) => s.outcome.attempted),
-        first.map((s) => s.outcome.providerSid ?? null),
-        first.map((s) => s.outcome.phoneNumber ?? null),
-        first.map((s) => s.outcome.at),
-        first.map((s) => s.outcome.retryAt ?? null),
-        claimant,
-      ],
+      [...outcomeParameters(records), first.map((s) => s.outcome.phoneNumber ?? null), claimant],
     );
     return new Set(rows.map((r) => r.id));
   }
+}
+
+/** The delivery record's update of a page's settlement. */
+function pageRecord(pageId: string, outcome: PageSettlement): DeliveryRecordUpdate {
+  const durationMs = outcome.durationMs ?? 0;
+  return {
+    deliveryId: pageId,
+    status: outcome.status,
+    reason: outcome.reason,
+    attempted: outcome.attempted,
+    providerRef: outcome.providerSid ?? null,
+    startedAt: new Date(outcome.at.getTime() - durationMs),
+    durationMs,
+    nextAttemptAt: outcome.retryAt ?? null,
+    at: outcome.at,
+  };
 }

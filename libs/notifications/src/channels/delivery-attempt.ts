@@ -5,7 +5,7 @@ import { type DeliveryChannel, isFinalAttempt, type Receipt } from './channel.js
 
 /**
  * How a delivery ended, or why its last attempt did not (`pending`): the one record shape every
- * source writes into its ledger (notification deliveries, escalation pages, webhook deliveries).
+ * source writes into the delivery record (DeliveriesRepository), whatever the source.
  */
 export interface DeliveryOutcome {
   status: 'sent' | 'pending' | 'failed' | 'skipped';
@@ -15,9 +15,11 @@ export interface DeliveryOutcome {
   receipt?: Receipt;
   /** What the failed send threw. */
   error?: unknown;
+  /** How long the send took (elapsed time, not the clock's), when one was made. */
+  durationMs?: number;
 }
 
-/** Writes an outcome into the source's ledger. */
+/** Writes an outcome into the delivery record (DeliveriesRepository), or keeps it for a batch's. */
 export type RecordOutcome = (outcome: DeliveryOutcome) => Promise<void>;
 
 /** A send that found nothing to do (the recipient's own rules said no); makes no attempt. */
@@ -46,6 +48,8 @@ export async function attemptDelivery(
   logger: Pick<Logger, 'error'>,
 ): Promise<DeliveryOutcome> {
   let receipt: Receipt | SkippedSend;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
   try {
     receipt = await send();
   } catch (error) {
@@ -56,6 +60,7 @@ export async function attemptDelivery(
       reason: verdict.reason,
       attempted: true,
       error,
+      durationMs: elapsed(),
     };
     await record(outcome);
     if (verdict.retry) throw error;
@@ -70,7 +75,13 @@ export async function attemptDelivery(
     await record(skipped);
     return skipped;
   }
-  const outcome: DeliveryOutcome = { status: 'sent', reason: null, attempted: true, receipt };
+  const outcome: DeliveryOutcome = {
+    status: 'sent',
+    reason: null,
+    attempted: true,
+    receipt,
+    durationMs: elapsed(),
+  };
   await record(outcome).catch((error: Error) =>
     logger.error(`${channel.name} delivery sent, but recording it failed: ${error.message}`),
   );

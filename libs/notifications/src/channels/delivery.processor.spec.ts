@@ -9,16 +9,15 @@ import {
   PhoneProviderNotConfiguredError,
 } from '../phone/phone-provider.js';
 import type { ChannelRegistry } from './channel-registry.js';
-import type { DeliveryOutcome } from './delivery-attempt.js';
 import { DeliveryProcessor } from './delivery.processor.js';
-import type { NotificationDeliveriesRepository } from './notification-deliveries.repository.js';
+import type { DeliveriesRepository, DeliveryRecordUpdate } from './deliveries.repository.js';
 import { PhoneChannel } from './phone.channel.js';
 import { SmsChannel } from './sms.channel.js';
 
 const NOW = new Date('2025-03-01T12:00:00Z');
 
 function setup(send: () => Promise<{ sid: string; status: string }>) {
-  const record = jest.fn<NotificationDeliveriesRepository['record']>(async () => true);
+  const record = jest.fn<DeliveriesRepository['record']>(async () => 1);
   const provider = {
     sendSms: jest.fn<PhoneProvider['sendSms']>(send),
     call: jest.fn<PhoneProvider['call']>(send),
@@ -26,7 +25,7 @@ function setup(send: () => Promise<{ sid: string; status: string }>) {
   const channels = { sms: new SmsChannel(provider), phone: new PhoneChannel(provider) };
   const processor = new DeliveryProcessor(
     { get: (name: 'sms' | 'phone') => channels[name] } as unknown as ChannelRegistry,
-    { record } as unknown as NotificationDeliveriesRepository,
+    { record } as unknown as DeliveriesRepository,
     new FakeClock(NOW),
     {} as Mailer,
   );
@@ -36,8 +35,12 @@ function setup(send: () => Promise<{ sid: string; status: string }>) {
 const job = (attemptsMade: number) =>
   ({ id: '1', name: 'sms.send', attemptsMade, opts: { attempts: 5 } }) as unknown as Job;
 
-const recorded = (outcome: Partial<DeliveryOutcome>) =>
-  expect.objectContaining({ ...outcome }) as unknown as DeliveryOutcome;
+const recorded = (update: Partial<DeliveryRecordUpdate>) =>
+  expect.objectContaining({
+    deliveryId: 'd1',
+    at: NOW,
+    ...update,
+  }) as unknown as DeliveryRecordUpdate;
 
 describe('DeliveryProcessor (texts and calls)', () => {
   it('records a sent delivery with the provider id', async () => {
@@ -47,9 +50,7 @@ describe('DeliveryProcessor (texts and calls)', () => {
     ).resolves.toEqual({ outcome: 'sent', providerRef: 'SM1' });
     expect(provider.sendSms).toHaveBeenCalledWith('+4915123456789', 'hi');
     expect(record).toHaveBeenCalledWith(
-      'd1',
-      recorded({ status: 'sent', reason: null, attempted: true }),
-      NOW,
+      recorded({ status: 'sent', reason: null, attempted: true, providerRef: 'SM1' }),
     );
   });
 
@@ -61,9 +62,7 @@ describe('DeliveryProcessor (texts and calls)', () => {
       processor.call({ to: '+4915123456789', text: 'hi', deliveryId: 'd1' }, job(0)),
     ).resolves.toEqual({ outcome: 'failed', reason: 'phone_provider_not_configured' });
     expect(record).toHaveBeenCalledWith(
-      'd1',
       recorded({ status: 'failed', reason: 'phone_provider_not_configured', attempted: true }),
-      NOW,
     );
   });
 
@@ -76,9 +75,7 @@ describe('DeliveryProcessor (texts and calls)', () => {
       processor.sms({ to: '+4915123456789', body: 'hi', deliveryId: 'd1' }, job(3)),
     ).rejects.toBe(failure);
     expect(record).toHaveBeenCalledWith(
-      'd1',
       recorded({ status: 'pending', reason: failure.message, attempted: true }),
-      NOW,
     );
   });
 
@@ -90,9 +87,7 @@ describe('DeliveryProcessor (texts and calls)', () => {
       processor.sms({ to: '+4915123456789', body: 'hi', deliveryId: 'd1' }, job(4)),
     ).rejects.toThrow('503');
     expect(record).toHaveBeenCalledWith(
-      'd1',
       recorded({ status: 'failed', reason: 'phone provider answered 503: down' }),
-      NOW,
     );
   });
 

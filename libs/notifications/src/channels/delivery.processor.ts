@@ -6,7 +6,7 @@ import type { Job } from 'bullmq';
 import type { DeliveryChannel } from './channel.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { attemptDelivery, type DeliveryOutcome, type RecordOutcome } from './delivery-attempt.js';
-import { NotificationDeliveriesRepository } from './notification-deliveries.repository.js';
+import { DeliveriesRepository, recordOf } from './deliveries.repository.js';
 
 /** E-mails of one batch job sent at once (the SMTP pool queues what exceeds its connections). */
 const EMAIL_CONCURRENCY = 20;
@@ -24,8 +24,8 @@ export interface DeliveryJobResult {
 
 /**
  * The jobs that carry their message: e-mail (notify(), sign-up, invitations, resets), texts and
- * calls. Each is one attempt of the one retry model (attemptDelivery); a job naming a
- * notification_delivery row (`deliveryId`) records every attempt there.
+ * calls. Each is one attempt of the one retry model (attemptDelivery); a job naming a delivery
+ * (`deliveryId`, notify()'s) records every outcome on it and every attempt as its attempt row.
  */
 @Injectable()
 export class DeliveryProcessor {
@@ -33,7 +33,7 @@ export class DeliveryProcessor {
 
   constructor(
     private readonly channels: ChannelRegistry,
-    private readonly deliveries: NotificationDeliveriesRepository,
+    private readonly deliveries: DeliveriesRepository,
     private readonly clock: Clock,
     private readonly mailer: Mailer,
     @Optional() private readonly metrics?: MetricsService,
@@ -42,9 +42,12 @@ export class DeliveryProcessor {
   /** The outcomes of batched e-mails, written a statement per batch of them. */
   private readonly records = new Batcher<{ deliveryId: string; outcome: DeliveryOutcome }, void>(
     async (records) => {
-      const found = await this.deliveries.recordMany(records, this.clock.now());
+      const now = this.clock.now();
+      const found = await this.deliveries.recordMany(
+        records.map((r) => recordOf(r.deliveryId, r.outcome, now)),
+      );
       for (const { deliveryId } of records)
-        if (!found.has(deliveryId)) this.logger.warn(`delivery ${deliveryId} no longer exists`);
+        if (!found.has(deliveryId)) this.logger.warn(`delivery ${deliveryId} is gone or settled`);
       return records.map(() => undefined);
     },
     { maxBatch: 500, intervalMs: 0 },
@@ -141,8 +144,10 @@ export class DeliveryProcessor {
   private recorder(deliveryId: string | undefined): RecordOutcome {
     return async (outcome) => {
       if (!deliveryId) return;
-      const found = await this.deliveries.record(deliveryId, outcome, this.clock.now());
-      if (!found) this.logger.warn(`delivery ${deliveryId} no longer exists`);
+      const recorded = await this.deliveries.record(
+        recordOf(deliveryId, outcome, this.clock.now()),
+      );
+      if (recorded === null) this.logger.warn(`delivery ${deliveryId} is gone or settled`);
     };
   }
 }

@@ -9,3 +9,4 @@ export * from './phone.channel.js';
 export * from './sms.channel.js';
 export * from './webhook.channel.js';
 export * from './webhook-sender.js';
+export * from './deliveries.repository.js';

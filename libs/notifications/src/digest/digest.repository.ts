@@ -160,9 +160,10 @@ export class DigestRepository {
          UPDATE pending_email p SET sent_at = m.at
            FROM marked m WHERE p.id = m.id AND p.sent_at IS NULL
        ), delivered AS (
-         UPDATE notification_delivery d SET status = 'sent', updated_at = m.at
-           FROM pending_email p JOIN marked m ON m.id = p.id
-          WHERE d.notification_id = p.notification_id AND d.channel = 'email' AND d.status = 'held'
+         UPDATE delivery d SET status = 'sent', finished_at = m.at
+           FROM notification_delivery n, pending_email p JOIN marked m ON m.id = p.id
+          WHERE d.id = n.id AND n.notification_id = p.notification_id AND d.channel = 'email'
+            AND d.status = 'held'
        )
        UPDATE notification_schedule s SET last_digest_at = x.at
          FROM unnest($3::uuid[], $4::timestamptz[]) AS x(account_id, at)

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { insertDeliveries } from '../channels/deliveries.repository.js';
 import type { AbsenceWindow, Channel } from '../delivery/decide.js';
 
 export interface RecipientRow {
@@ -92,10 +93,22 @@ export class RecipientsRepository {
     now: Date,
   ): Promise<string[]> {
     if (rows.length === 0) return [];
+    // Ids first so the ledger row and its delivery are written in one statement, in order.
     const inserted: Array<{ id: string }> = await this.dataSource.query(
-      `INSERT INTO notification_delivery (notification_id, account_id, channel, status, reason, created_at, updated_at)
-       SELECT n, a, c, s, r, $6, $6 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS t(n, a, c, s, r)
-       RETURNING id`,
+      `WITH wanted AS (
+         SELECT gen_random_uuid() AS id, t.*
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[])
+                WITH ORDINALITY AS t (n, a, c, s, r, ord)
+       ), ledger AS (
+         INSERT INTO notification_delivery (id, notification_id, account_id)
+         SELECT id, n, a FROM wanted
+       ), delivery AS (
+         ${insertDeliveries(`
+         SELECT id, 'notification', c, CASE WHEN s = 'queued' THEN 'pending' ELSE s END, r,
+                $6::timestamptz, $6::timestamptz
+           FROM wanted`)}
+       )
+       SELECT id FROM wanted ORDER BY ord`,
       [
         rows.map((r) => r.notificationId),
         rows.map((r) => r.accountId),

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DeliveriesRepository, insertDeliveries } from '@platform/notifications';
 import { DataSource } from 'typeorm';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -58,13 +59,27 @@ export interface EventClaim {
   transition: string;
 }
 
-const DELIVERY_COLUMNS = `id, webhook_id, event, payload, status, attempts, last_attempt_at,
-  next_attempt_at, created_at`;
+/** A delivery as the API shows it: the webhook's row and its delivery record (`w`, `d`). */
+const DELIVERY_COLUMNS = `w.id, w.webhook_id, w.event, w.payload,
+  CASE WHEN d.status = 'sent' THEN 'succeeded' ELSE d.status END AS status, d.attempts,
+  d.last_attempt_at, d.next_attempt_at, w.created_at`;
 
-/** Deliveries of organization webhooks and their attempts; pruned by age in batches. */
+/** The delivery records of the webhook deliveries in `created` (id, created_at), pending. */
+const RECORD_CREATED = insertDeliveries(`
+  SELECT id, 'organization_webhook', 'webhook', 'pending', NULL::text, created_at, created_at
+    FROM created`);
+
+/**
+ * Deliveries of organization webhooks: the webhook, event and payload here, how each stands
+ * and its attempts in the delivery record (DeliveriesRepository, same id); pruned by age in
+ * batches (the record goes with its delivery).
+ */
 @Injectable()
 export class OrganizationWebhookDeliveriesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly records: DeliveriesRepository,
+  ) {}
 
   /**
    * One pending delivery of `payload` to every webhook of the organization, in one statement.
@@ -77,13 +92,16 @@ export class OrganizationWebhookDeliveriesRepository {
     at: Date,
   ): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
-      `INSERT INTO organization_webhook_delivery
-         (webhook_id, organization_id, event, payload, status, attempts, next_attempt_at, created_at)
-       SELECT w.id, w.organization_id, $2, $3::jsonb, 'pending', 0, $4, $4
-         FROM organization_webhook w
-        WHERE w.organization_id = $1
-        ORDER BY w.created_at, w.id
-       RETURNING id`,
+      `WITH created AS (
+         INSERT INTO organization_webhook_delivery
+           (webhook_id, organization_id, event, payload, created_at)
+         SELECT w.id, w.organization_id, $2, $3::jsonb, $4
+           FROM organization_webhook w
+          WHERE w.organization_id = $1
+          ORDER BY w.created_at, w.id
+         RETURNING id, created_at
+       ), record AS (${RECORD_CREATED})
+       SELECT id FROM created`,
       [organizationId, event, JSON.stringify(payload), at],
     );
     return rows.map((row) => row.id);
@@ -109,18 +127,18 @@ export class OrganizationWebhookDeliveriesRepository {
          VALUES ($5, $6, $7, $1, $2, $4)
          ON CONFLICT DO NOTHING
          RETURNING 1
-       ), delivered AS (
+       ), created AS (
          INSERT INTO organization_webhook_delivery
-           (webhook_id, organization_id, event, payload, status, attempts, next_attempt_at, created_at)
-         SELECT w.id, w.organization_id, $2, $3::jsonb, 'pending', 0, $4, $4
+           (webhook_id, organization_id, event, payload, created_at)
+         SELECT w.id, w.organization_id, $2, $3::jsonb, $4
            FROM organization_webhook w
           WHERE w.organization_id = $1 AND EXISTS (SELECT 1 FROM claimed)
           ORDER BY w.created_at, w.id
-         RETURNING id
-       )
+         RETURNING id, created_at
+       ), record AS (${RECORD_CREATED})
        SELECT (SELECT count(*) FROM claimed)::int AS claimed,
               coalesce(array_agg(id::text), '{}') AS ids
-         FROM delivered`,
+         FROM created`,
       [
         organizationId,
         event,
@@ -154,9 +172,10 @@ export class OrganizationWebhookDeliveriesRepository {
   ): Promise<{ items: Array<DeliveryRow & { attempt_list: AttemptRow[] }>; total: number }> {
     const [deliveries, counted] = await Promise.all([
       this.dataSource.query<DeliveryRow[]>(
-        `SELECT ${DELIVERY_COLUMNS} FROM organization_webhook_delivery
-          WHERE webhook_id = $1
-          ORDER BY created_at DESC, id DESC
+        `SELECT ${DELIVERY_COLUMNS}
+           FROM organization_webhook_delivery w JOIN delivery d ON d.id = w.id
+          WHERE w.webhook_id = $1
+          ORDER BY w.created_at DESC, w.id DESC
           LIMIT $2 OFFSET $3`,
         [webhookId, limit, offset],
       ),
@@ -167,9 +186,9 @@ export class OrganizationWebhookDeliveriesRepository {
     ]);
     const attempts: AttemptRow[] = deliveries.length
       ? await this.dataSource.query(
-          `SELECT delivery_id, attempt, started_at, response_status, response_body, error,
-                  duration_ms
-             FROM organization_webhook_delivery_attempt
+          `SELECT delivery_id, attempt, started_at, response_status, response_body,
+                  reason AS error, duration_ms
+             FROM delivery_attempt
             WHERE delivery_id = ANY ($1::uuid[])
             ORDER BY delivery_id, attempt`,
           [deliveries.map((d) => d.id)],
@@ -190,9 +209,12 @@ export class OrganizationWebhookDeliveriesRepository {
 
   async signingTarget(deliveryId: string): Promise<SigningTarget | null> {
     const rows: SigningTarget[] = await this.dataSource.query(
-      `SELECT d.id, d.payload, d.status, w.url, w.signing_secret, w.previous_signing_secret,
+      `SELECT d.id, d.payload,
+              CASE WHEN r.status = 'sent' THEN 'succeeded' ELSE r.status END AS status,
+              w.url, w.signing_secret, w.previous_signing_secret,
               w.previous_signing_secret_expires_at
          FROM organization_webhook_delivery d
+         JOIN delivery r ON r.id = d.id
          JOIN organization_webhook w ON w.id = d.webhook_id
         WHERE d.id = $1`,
       [deliveryId],
@@ -201,45 +223,30 @@ export class OrganizationWebhookDeliveriesRepository {
   }
 
   /**
-   * Records one attempt and moves the delivery to its new state in one statement; nothing
+   * Records one attempt and moves the delivery to its new state, in the delivery record; nothing
    * happens when the delivery is gone or no longer pending. Returns the attempt number.
    */
-  async recordAttempt(outcome: AttemptOutcome): Promise<number | null> {
-    const rows: Array<{ attempt: number }> = await this.dataSource.query(
-      `WITH delivery AS (
-         UPDATE organization_webhook_delivery
-            SET attempts = attempts + 1, last_attempt_at = $2, status = $3, next_attempt_at = $4
-          WHERE id = $1 AND status = 'pending'
-          RETURNING id, attempts
-       )
-       INSERT INTO organization_webhook_delivery_attempt
-         (delivery_id, attempt, started_at, response_status, response_body, error, duration_ms)
-       SELECT id, attempts, $2, $5, $6, $7, $8 FROM delivery
-       RETURNING attempt`,
-      [
-        outcome.deliveryId,
-        outcome.startedAt,
-        outcome.status,
-        outcome.nextAttemptAt,
-        outcome.responseStatus,
-        outcome.responseBody,
-        outcome.error,
-        outcome.durationMs,
-      ],
-    );
-    return rows[0]?.attempt ?? null;
+  recordAttempt(outcome: AttemptOutcome): Promise<number | null> {
+    return this.records.record({
+      deliveryId: outcome.deliveryId,
+      status: outcome.status === 'succeeded' ? 'sent' : outcome.status,
+      reason: outcome.error,
+      attempted: true,
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+      responseStatus: outcome.responseStatus,
+      responseBody: outcome.responseBody,
+      nextAttemptAt: outcome.nextAttemptAt,
+      at: new Date(outcome.startedAt.getTime() + outcome.durationMs),
+    });
   }
 
   /** Fails deliveries that were never attempted (their jobs could not be queued). */
-  async abandonUnsent(deliveryIds: readonly string[]): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE organization_webhook_delivery SET status = 'failed', next_attempt_at = NULL
-        WHERE id = ANY ($1::uuid[]) AND status = 'pending' AND attempts = 0`,
-      [deliveryIds],
-    );
+  abandonUnsent(deliveryIds: readonly string[], at: Date): Promise<void> {
+    return this.records.abandonUnattempted(deliveryIds, 'not_queued', at);
   }
 
-  /** Deletes up to `batch` deliveries (their attempts cascade) created before `cutoff`. */
+  /** Deletes up to `batch` deliveries (their records and attempts with them) created before `cutoff`. */
   async prune(cutoff: Date, batch: number): Promise<number> {
     const [, count]: [unknown[], number] = await this.dataSource.query(
       `DELETE FROM organization_webhook_delivery

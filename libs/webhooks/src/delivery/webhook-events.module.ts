@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DeliveriesRepository } from '@platform/notifications';
 import { OrganizationWebhookDeliveriesRepository } from './deliveries.repository.js';
 import {
   ORGANIZATION_WEBHOOK_POLICY,
@@ -13,6 +14,7 @@ import { WebhookEvents } from './webhook-events.service.js';
 @Module({
   providers: [
     organizationWebhookPolicyProvider,
+    DeliveriesRepository,
     OrganizationWebhookDeliveriesRepository,
     WebhookEvents,
   ],

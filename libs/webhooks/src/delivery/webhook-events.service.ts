@@ -97,7 +97,7 @@ export class WebhookEvents {
         })),
       );
     } catch (error) {
-      await this.deliveries.abandonUnsent(deliveryIds);
+      await this.deliveries.abandonUnsent(deliveryIds, this.clock.now());
       throw error;
     }
   }
