@@ -12,13 +12,7 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiNoContentResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import {
-  ApiData,
-  ApiErrors,
-  invalidQueryDoc,
-  invalidQueryParameter,
-  Public,
-} from '@platform/core';
+import { ApiData, ApiErrors, invalidQueryDoc, invalidQueryParameter, Public } from '@platform/core';
 import type { Request, Response } from 'express';
 import { page, wantsPage } from '../auth/html-page.js';
 import { LoginService } from '../auth/login.service.js';
