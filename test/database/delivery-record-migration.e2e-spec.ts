@@ -297,8 +297,9 @@ describe('the delivery record migrations, on existing rows', () => {
     const dataSource = new DataSource(dataSourceOptions(url, MIGRATIONS));
     await dataSource.initialize();
     try {
-      for (let n = 0; n < MOVES.length; n++)
-        await dataSource.undoLastMigration({ transaction: 'each' });
+      // The moves and every migration after them, newest first.
+      const undone = MIGRATIONS.filter((m) => timestampOf(m) >= FIRST_MOVE).length;
+      for (let n = 0; n < undone; n++) await dataSource.undoLastMigration({ transaction: 'each' });
     } finally {
       await dataSource.destroy();
     }
