@@ -51,8 +51,16 @@ function installed(root, from, name) {
   }
 }
 
-/** The top-level node_modules entries the packages need, their dependencies included. */
+/**
+ * The top-level node_modules entries the packages need, their dependencies included. An optional
+ * peer dependency is the application's choice, as with npm: it is kept when package.json lists it
+ * under dependencies (or something else needs it), so a build-time tool installed for development
+ * (typescript, an optional peer of @nestjs/swagger's compiler plugin) stays out of the images.
+ */
 export function closure(root, packages) {
+  const chosen = new Set(
+    Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {}),
+  );
   const keep = new Set();
   const visited = new Set();
   const queue = [...packages].map((name) => [root, name]);
@@ -66,11 +74,14 @@ export function closure(root, packages) {
       .split('/node_modules/')[0];
     keep.add(topLevel);
     const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
-    for (const dependency of Object.keys({
-      ...manifest.dependencies,
-      ...manifest.optionalDependencies,
-      ...manifest.peerDependencies,
-    })) {
+    const optionalPeer = (name) => manifest.peerDependenciesMeta?.[name]?.optional === true;
+    const peers = Object.keys(manifest.peerDependencies ?? {}).filter(
+      (name) => !optionalPeer(name) || chosen.has(name),
+    );
+    for (const dependency of [
+      ...Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies }),
+      ...peers,
+    ]) {
       queue.push([directory, dependency]);
     }
   }

@@ -31,7 +31,8 @@ function loadWith(build: string, packages: Set<string>, modules: string[]): Prom
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--input-type=module', '-e', script],
+      // Packages resolve their own imports from the folder too, not from the full install.
+      ['--preserve-symlinks', '--input-type=module', '-e', script],
       { cwd: folder, timeout: 60_000, env: { ...process.env, NODE_ENV: 'production' } },
       (error, _stdout, stderr) => {
         rmSync(folder, { recursive: true, force: true });
@@ -67,6 +68,14 @@ describe('image packages', () => {
     expect(operators.size).toBeLessThan(api.size);
   });
 
+  it('leaves development tools that are only optional peers out of both images', () => {
+    expect(['typescript', api.has('typescript'), operators.has('typescript')]).toEqual([
+      'typescript',
+      false,
+      false,
+    ]);
+  });
+
   it('loads every module of the operators with their packages alone', async () => {
     const modules = [
       'libs/backups/src/index.js',
@@ -90,6 +99,13 @@ describe('image packages', () => {
     const without = new Set([...operators].filter((name) => name !== 'yaml'));
     expect(await loadWith(build.folder, without, ['libs/kube/src/index.js'])).toMatch(
       /Cannot find package 'yaml'/,
+    );
+  });
+
+  it("misses a package's own dependency it was not given, not only the ones dist imports", async () => {
+    const without = new Set([...operators].filter((name) => name !== 'iterare'));
+    expect(await loadWith(build.folder, without, ['libs/kube/src/index.js'])).toMatch(
+      /Cannot find (package|module) 'iterare'/,
     );
   });
 });
