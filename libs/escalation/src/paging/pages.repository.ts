@@ -86,33 +86,42 @@ export class PagesRepository {
     claimant: string,
     now: Date,
   ): Promise<PageToDeliver[]> {
+    // The batch's pages and their delivery records are looked up by key, page by page (the
+    // OFFSET 0 keeps each lookup a subquery of its own): joined freely, the planner would start
+    // from the deliveries it believes pending, and in a burst, before statistics catch up, it
+    // believes that of one row where there are tens of thousands, probing the batch's ids for
+    // each.
     return this.dataSource.query(
-      `WITH claimed AS (
+      `WITH batch AS MATERIALIZED (
+         SELECT p.*, d.status, d.attempts, d.due_at
+           FROM unnest($1::uuid[]) AS x (id)
+           CROSS JOIN LATERAL (SELECT * FROM escalation_page WHERE id = x.id OFFSET 0) p
+           CROSS JOIN LATERAL (SELECT status, attempts, due_at FROM delivery
+                                WHERE id = x.id OFFSET 0) d
+          WHERE d.status = 'pending'
+       ), claimed AS (
          UPDATE escalation_page p
             SET claimed_by = $2, claimed_at = $3
-           FROM delivery d
-          WHERE p.id = ANY ($1::uuid[]) AND d.id = p.id AND d.status = 'pending'
-            AND p.channel <> 'in_app'
+           FROM batch b
+          WHERE p.id = b.id AND b.channel <> 'in_app'
             AND (p.claimed_by IS NULL OR p.claimed_by = $2 OR p.claimed_at <= $4)
           RETURNING p.id
        )
-       SELECT p.id, p.instance_id, p.project_id, p.alert_id, p.step_index, p.channel,
-              p.account_id, p.contact_label, p.phone_number, d.status, p.reply_code, d.attempts,
-              d.due_at, i.state AS instance_state,
+       SELECT b.id, b.instance_id, b.project_id, b.alert_id, b.step_index, b.channel,
+              b.account_id, b.contact_label, b.phone_number, b.status, b.reply_code, b.attempts,
+              b.due_at, i.state AS instance_state,
               pr.name AS project_name, pr.organization_id,
               al.status AS alert_status, al.severity, al.fingerprint,
               al.labels ->> 'alertname' AS alertname, al.annotations ->> 'summary' AS summary,
               ac.login AS account_login, ac.name AS account_name,
               ac.phone_number AS account_phone_number,
               coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified
-         FROM escalation_page p
-         JOIN delivery d ON d.id = p.id
-         JOIN escalation_instance i ON i.id = p.instance_id AND i.project_id = p.project_id
-         JOIN alert al ON al.id = p.alert_id AND al.project_id = p.project_id
-         JOIN project pr ON pr.id = p.project_id
-         LEFT JOIN account ac ON ac.id = p.account_id
-        WHERE p.id = ANY ($1::uuid[]) AND d.status = 'pending'
-          AND (p.channel = 'in_app' OR p.id IN (SELECT id FROM claimed))`,
+         FROM batch b
+         JOIN escalation_instance i ON i.id = b.instance_id AND i.project_id = b.project_id
+         JOIN alert al ON al.id = b.alert_id AND al.project_id = b.project_id
+         JOIN project pr ON pr.id = b.project_id
+         LEFT JOIN account ac ON ac.id = b.account_id
+        WHERE b.channel = 'in_app' OR b.id IN (SELECT id FROM claimed)`,
       [pageIds, claimant, now, new Date(now.getTime() - CLAIM_LAPSE_MS)],
     );
   }

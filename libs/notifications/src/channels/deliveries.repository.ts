@@ -84,6 +84,12 @@ export function insertDeliveries(select: string): string {
  * outcome. `from` is a FROM list naming the outcome rows `o` (with OUTCOME_COLUMNS), which may
  * join what else decides whether they are recorded (a source's claim). `<name>` answers the
  * recorded delivery ids (`id`) with their status after it (`status`) and the outcome's `at`.
+ *
+ * The statement's `$1` must be the outcome rows' ids (OUTCOME_ROWS and outcomeParameters make it
+ * so): named again on the record, they bound the rows taken whatever plan the planner picks. In
+ * a burst its statistics lag, and it may start from the deliveries it believes pending (one,
+ * where there are tens of thousands); the ids then filter them at once (a hashed lookup) instead
+ * of every pending delivery being joined to every outcome.
  */
 export function recordDeliveryOutcomes(name: string, from: string): string {
   return `${name} AS (
@@ -95,7 +101,7 @@ export function recordDeliveryOutcomes(name: string, from: string): string {
            next_attempt_at = o.next_attempt_at,
            finished_at = CASE WHEN o.status = 'pending' THEN NULL ELSE o.at END
       FROM ${from}
-     WHERE d.id = o.id AND d.status = 'pending'
+     WHERE d.id = ANY ($1::uuid[]) AND d.id = o.id AND d.status = 'pending'
      RETURNING d.id, d.attempts, d.status, o.attempted, o.reason, o.started_at, o.duration_ms,
                o.response_status, o.response_body, o.at
   ), ${name}_attempts AS (
