@@ -32,6 +32,9 @@ export class SmtpSink {
    */
   readonly deferredRecipients = new Map<string, number>();
 
+  /** Connection errors the server saw (clients gone mid-session); the server keeps serving. */
+  readonly connectionErrors: Error[] = [];
+
   /**
    * While true, a message is recorded as soon as it arrives but the server keeps its reply
    * to DATA back, so the client cannot know it was delivered (see `releaseReplies`).
@@ -93,6 +96,9 @@ export class SmtpSink {
       },
     });
     sink = new SmtpSink(server);
+    // A client that vanishes mid-session (a worker killed while sending) resets its connection;
+    // a mail server notes that and serves the others, as this one does.
+    server.on('error', (error: Error) => sink!.connectionErrors.push(error));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return sink;
   }
