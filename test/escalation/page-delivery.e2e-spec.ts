@@ -4,6 +4,7 @@ import { EscalationJobs, pageKey } from '@platform/escalation';
 import { messageIdLeft } from '@platform/mail';
 import {
   ChannelRegistry,
+  InAppFirst,
   NotifyService,
   PhoneChannel,
   PhoneProvider,
@@ -467,6 +468,7 @@ describe('escalation page delivery', () => {
       registryWith(new PhoneProvider(config, t.get(RateLimiter))),
       t.get(EscalationJobs),
       t.get(InAppOutcomes),
+      t.get(InAppFirst),
     );
     for (const channel of ['phone', 'sms'] as const) {
       const { pageId } = await page(
@@ -637,6 +639,33 @@ describe('escalation page delivery', () => {
         [pages.map((p) => p.instanceId)],
       ),
     ).toEqual([{ n: 3 }]);
+  });
+
+  it('e-mail, call and text pages wait for the in-app pages being delivered before them', async () => {
+    const inApp = await page('in_app', { accountId: admin.accountId });
+    const email = await page('email', { accountId: admin.accountId });
+    const notifications = t.get(NotifyService);
+    const notifyEach = notifications.notifyEach.bind(notifications);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(notifications, 'notifyEach').mockImplementationOnce(async (requests) => {
+      await held;
+      return notifyEach(requests);
+    });
+    try {
+      const inAppJob = processor.run({ pageIds: [inApp.pageId] }, { id: 'in-app-first-1' });
+      const sendsJob = processor.runSends({ pageIds: [email.pageId] }, { id: 'in-app-first-2' });
+      // Well within the longest wait (2 s): the e-mail is held while the in-app page is written.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(t.sink.messages.filter((m) => m.text.includes(email.alertId))).toEqual([]);
+      expect(await pageRow(email.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+      release();
+      expect(await inAppJob).toEqual({ sent: 1 });
+      expect(await sendsJob).toEqual({ sent: 1 });
+      await t.sink.waitFor((m) => m.to.includes(admin.login) && m.text.includes(email.alertId));
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('pages go out 500 to a delivery job, in-app pages on a queue apart from the others', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { NotifyService } from '@platform/notifications';
+import { IN_APP_CHUNK, NotifyService } from '@platform/notifications';
 import { FakeTwilio, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { CableSocket, cableUrl, isPush, isType } from '../realtime/cable-socket.js';
@@ -440,6 +440,49 @@ describe('notify()', () => {
         .filter(isPush('created'))
         .map((f) => (f.message as { notification: { id: string } }).notification.id);
       expect(pushedIds.filter((id) => id === first[1].notificationId)).toHaveLength(1);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it("writes a storm's rows a chunk at a time: each request its own notification, every one pushed", async () => {
+    const socket = await CableSocket.open(cableUrl(t.baseUrl, { token: viewer.jwt }));
+    try {
+      await socket.waitFor(isType('welcome'));
+      socket.subscribe();
+      await socket.waitFor(isType('confirm_subscription'));
+      // Two chunks and one row of a third, and a repeated key across chunks.
+      const count = 2 * IN_APP_CHUNK + 1;
+      const outcomes = await notify.notifyEach(
+        Array.from({ length: count }, (_, n) => ({
+          category: 'alert_escalation',
+          eventType: 'alert_escalation',
+          organizationId: admin.organizationId,
+          recipients: [viewer.accountId],
+          channels: ['in_app' as const],
+          payload: { storm: n },
+          idempotencyKey: n === count - 1 ? 'storm/0' : `storm/${n}`,
+        })),
+      );
+      const ids = outcomes.map(([outcome]) => outcome.notificationId);
+      const rows: Array<{ id: string; storm: number }> = await db.query(
+        `SELECT id, (payload ->> 'storm')::int AS storm FROM notification
+          WHERE account_id = $1 AND idempotency_key LIKE 'storm/%'`,
+        [viewer.accountId],
+      );
+      expect(rows).toHaveLength(count - 1);
+      const stormOf = new Map(rows.map((row) => [row.id, row.storm]));
+      expect(ids.map((id) => stormOf.get(id!))).toEqual(
+        Array.from({ length: count }, (_, n) => (n === count - 1 ? 0 : n)),
+      );
+      const pushed = () =>
+        socket.frames
+          .filter(isPush('created'))
+          .map((f) => (f.message as { notification: { id: string } }).notification.id)
+          .filter((id) => stormOf.has(id));
+      await eventually(pushed, (ids) => ids.length >= count - 1, 'every row to be pushed');
+      expect(new Set(pushed()).size).toBe(count - 1);
+      expect(pushed()).toHaveLength(count - 1);
     } finally {
       socket.close();
     }

@@ -121,6 +121,19 @@ describe('job queue and worker runtime', () => {
     expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(400);
   });
 
+  it('counts the jobs of a queue waiting or running on any worker, not the delayed ones', async () => {
+    const jobs = app.get(JobQueue);
+    // No worker here runs the digests queue: what is added stays waiting.
+    const digests = jobs.queue(QueueName.Digests);
+    expect(await jobs.unfinished(QueueName.Digests)).toBe(0);
+    await digests.add('waiting', {});
+    await digests.add('prioritized', {}, { priority: 3 });
+    await digests.add('delayed', {}, { delay: 60_000 });
+    expect(await jobs.unfinished(QueueName.Digests)).toBe(2);
+    await digests.obliterate({ force: true });
+    expect(await jobs.unfinished(QueueName.Digests)).toBe(0);
+  });
+
   it('refuses a job that is not in the catalog', async () => {
     await expect(
       app.get(JobQueue).enqueue('test.unknown' as unknown as JobName, {} as never),

@@ -83,6 +83,14 @@ export class JobQueue {
     return Object.fromEntries(entries) as Record<QueueName, Record<string, number>>;
   }
 
+  /** Jobs of a queue waiting or running, on any worker (delayed ones are not counted). */
+  async unfinished(name: QueueName): Promise<number> {
+    const counts = await this.withRedis(() =>
+      this.queue(name).getJobCounts('waiting', 'active', 'prioritized'),
+    );
+    return Object.values(counts).reduce((sum, n) => sum + n, 0);
+  }
+
   /** Runs a Redis operation of the queues within the outage rules above. */
   async withRedis<T>(operation: () => Promise<T>): Promise<T> {
     this.dependencies.assertUp('redis');

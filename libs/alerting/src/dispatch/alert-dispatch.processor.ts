@@ -5,6 +5,7 @@ import { NotifyService } from '@platform/notifications';
 import { TargetResolver } from '@platform/oncall';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import pLimit from 'p-limit';
+import type { EntityManager } from 'typeorm';
 import { EndpointFanout } from '../endpoints/endpoint-fanout.service.js';
 import { cooldownUntil, routableOf } from '../routes/alert-route-view.js';
 import { type AlertRouteRow, AlertRoutesRepository } from '../routes/alert-routes.repository.js';
@@ -181,15 +182,33 @@ export class AlertDispatchProcessor {
           outcome,
         });
       }
-      await this.repository.settle(manager, settled);
-      await this.events.record(events, manager);
-      await book.save(this.bundles, manager);
-      const leads = notify.filter((n) => n.bundleId === undefined);
-      await this.repository.markNotified(manager, [...new Set(leads.map((n) => n.route.id))], now);
-      // Inside the claim's transaction: if any hand-over fails, the claim is not committed.
-      await this.send(organizationId, projectId, notify);
+      // The hand-over needs none of the claim's writes, so both go at once; inside the claim's
+      // transaction all the same: if either fails, the claim is not committed.
+      const outcomes = await Promise.allSettled([
+        this.recordClaim(manager, { settled, events, book, notify }, now),
+        this.send(organizationId, projectId, notify),
+      ]);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
       return notify;
     });
+  }
+
+  /** The claim's own writes: outcomes, timeline events, bundles and the routes' last notice. */
+  private async recordClaim(
+    manager: EntityManager,
+    claim: {
+      settled: Parameters<AlertDispatchRepository['settle']>[1];
+      events: NewAlertEvent[];
+      book: BundleBook;
+      notify: readonly Notification[];
+    },
+    now: Date,
+  ): Promise<void> {
+    await this.repository.settle(manager, claim.settled);
+    await this.events.record(claim.events, manager);
+    await claim.book.save(this.bundles, manager);
+    const leads = claim.notify.filter((n) => n.bundleId === undefined);
+    await this.repository.markNotified(manager, [...new Set(leads.map((n) => n.route.id))], now);
   }
 
   /**

@@ -83,13 +83,13 @@ export class EscalationEngine extends EscalationOpener {
    * the targets of the steps due first, then runs, in parallel batches, every due step with one
    * of those targets (and every step of a resolved alert); the next round picks up steps with
    * other targets, and re-resolves after ROUND_MS so a long backlog does not page by stale
-   * rosters. The jobs the batches call for (their pages, the next steps) are enqueued once
-   * every due step is paged: enqueueing competes with the batches for this process, and a page
-   * is safe once written. In-app pages are queued first, and apart from the others: they are the
-   * quickest way to reach someone, and a burst's e-mails, calls and texts take longer to send.
+   * rosters. A batch's in-app pages are queued the moment it commits, so their notifications go
+   * out while the next batches run: in-app is the quickest way to reach someone. E-mails, calls
+   * and texts, and the next steps, are queued once every due step is paged: the sends would wait
+   * for the in-app pages anyway (InAppFirst), and a page is safe once written.
    */
   async runDue(): Promise<number> {
-    const inAppPageIds: string[] = [];
+    const inAppQueued: Array<Promise<void>> = [];
     const pageIds: string[] = [];
     const next = new Set<number>();
     let total = 0;
@@ -107,7 +107,7 @@ export class EscalationEngine extends EscalationOpener {
             targets.recipients,
             AlertEventKind.EscalationExhausted,
           );
-          inAppPageIds.push(...batch.in_app_page_ids);
+          inAppQueued.push(this.queuePages(batch.in_app_page_ids, true));
           pageIds.push(...batch.page_ids);
           for (const dueAt of batch.next_run_ats) next.add(dueAt.getTime());
           ran += batch.ran;
@@ -125,15 +125,20 @@ export class EscalationEngine extends EscalationOpener {
     }
     // A lost enqueue leaves a pending page or a due step for the sweeper.
     await Promise.all([
-      this.jobs
-        .pages(inAppPageIds, true)
-        .then(() => this.jobs.pages(pageIds, false))
-        .catch((error: Error) =>
-          this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
-        ),
+      ...inAppQueued,
+      this.queuePages(pageIds, false),
       this.schedule([...next].map((ms) => new Date(ms))),
     ]);
     return total;
+  }
+
+  /** A lost enqueue leaves pending pages for the sweeper. */
+  private async queuePages(pageIds: readonly string[], inApp: boolean): Promise<void> {
+    await this.jobs
+      .pages(pageIds, inApp)
+      .catch((error: Error) =>
+        this.logger.warn(`pages not enqueued (the sweeper will): ${error.message}`),
+      );
   }
 
   /**

@@ -11,11 +11,12 @@ import {
   attemptDelivery,
   ChannelRegistry,
   type DeliveryOutcome,
+  InAppFirst,
   NotifyService,
   type Receipt,
   type SkippedSend,
 } from '@platform/notifications';
-import { DeferJob, JobName, type JobPayloads, OnJob } from '@platform/queue';
+import { DeferJob, JobName, type JobPayloads, OnJob, QueueName } from '@platform/queue';
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
@@ -95,15 +96,20 @@ export class PageDeliveryProcessor {
     private readonly channels: ChannelRegistry,
     private readonly jobs: EscalationJobs,
     private readonly inAppOutcomes: InAppOutcomes,
+    private readonly inAppFirst: InAppFirst,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
-  /** E-mail, phone and SMS pages: the same delivery, on a queue of their own. */
+  /**
+   * E-mail, phone and SMS pages: the same delivery, on a queue of their own, started once the
+   * in-app pages queued before them are out (InAppFirst).
+   */
   @OnJob(JobName.EscalationPageSends)
-  runSends(
+  async runSends(
     data: JobPayloads[JobName.EscalationPageSends],
     job?: Pick<Job, 'id'>,
   ): Promise<Record<string, number>> {
+    await this.inAppFirst.turn(QueueName.Pages);
     return this.runJob(data.pageIds, job);
   }
 
@@ -113,7 +119,7 @@ export class PageDeliveryProcessor {
     data: JobPayloads[JobName.EscalationPages],
     job?: Pick<Job, 'id'>,
   ): Promise<Record<string, number>> {
-    return this.runJob(data.pageIds, job);
+    return this.inAppFirst.inApp(() => this.runJob(data.pageIds, job));
   }
 
   /** The job's result: how many pages ended how (each page's outcome is in its row). */

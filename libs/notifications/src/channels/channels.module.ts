@@ -7,6 +7,7 @@ import { PhoneProvider } from '../phone/phone-provider.js';
 import { PhoneDispatcher } from '../phone/phone-dispatcher.js';
 import { NotificationPushModule } from '../realtime/notification-push.module.js';
 import { CHANNEL_TYPES, ChannelRegistry } from './channel-registry.js';
+import { InAppFirst } from './in-app-first.js';
 
 /**
  * Every delivery channel and the registry that finds them, and PhoneDispatcher, which queues
@@ -21,9 +22,11 @@ import { CHANNEL_TYPES, ChannelRegistry } from './channel-registry.js';
     PhoneDispatcher,
     ...Object.values(CHANNEL_TYPES),
     ChannelRegistry,
+    InAppFirst,
   ],
   exports: [
     ChannelRegistry,
+    InAppFirst,
     ...Object.values(CHANNEL_TYPES),
     NotificationCenterRepository,
     PhoneProvider,

@@ -5,6 +5,7 @@ export * from './delivery-attempt.js';
 export * from './delivery.processor.js';
 export * from './email.channel.js';
 export * from './in-app.channel.js';
+export * from './in-app-first.js';
 export * from './phone.channel.js';
 export * from './sms.channel.js';
 export * from './webhook.channel.js';
