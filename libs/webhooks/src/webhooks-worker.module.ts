@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ChannelsModule } from '@platform/notifications';
+import { ChannelsModule, DeliveriesRepository } from '@platform/notifications';
 import { OrganizationWebhookDeliveryProcessor } from './delivery/delivery.processor.js';
 import { OrganizationWebhooksPruneProcessor } from './delivery/prune.processor.js';
 import { WebhookEventsModule } from './delivery/webhook-events.module.js';
@@ -13,6 +13,7 @@ import { ReceiptsRepository } from './receive/receipts.repository.js';
 @Module({
   imports: [WebhookEventsModule, ChannelsModule],
   providers: [
+    DeliveriesRepository,
     ReceiptsRepository,
     OrganizationWebhookDeliveryProcessor,
     OrganizationWebhooksPruneProcessor,

@@ -43,18 +43,6 @@ export interface SigningTarget {
   previous_secret_expires_at: Date | null;
 }
 
-export interface AttemptOutcome {
-  deliveryId: string;
-  startedAt: Date;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  /** The delivery's state after this attempt. */
-  status: DeliveryStatus;
-  nextAttemptAt: Date | null;
-}
-
 /** A delivery as the API shows it: the endpoint's row and its delivery record (`w`, `d`). */
 const DELIVERY_COLUMNS = `w.id, w.endpoint_id, w.project_id, w.alert_id, w.event, w.payload,
   CASE WHEN d.status = 'sent' THEN 'succeeded' ELSE d.status END AS status, d.attempts,
@@ -218,25 +206,6 @@ export class WebhookDeliveriesRepository {
       [deliveryId],
     );
     return rows[0] ?? null;
-  }
-
-  /**
-   * Records one attempt and moves the delivery to its new state, in the delivery record; nothing
-   * happens when the delivery is gone or no longer pending. Returns the attempt number.
-   */
-  recordAttempt(outcome: AttemptOutcome): Promise<number | null> {
-    return this.records.record({
-      deliveryId: outcome.deliveryId,
-      status: outcome.status === 'succeeded' ? 'sent' : outcome.status,
-      reason: outcome.error,
-      attempted: true,
-      startedAt: outcome.startedAt,
-      durationMs: outcome.durationMs,
-      responseStatus: outcome.responseStatus,
-      responseBody: outcome.responseBody,
-      nextAttemptAt: outcome.nextAttemptAt,
-      at: new Date(outcome.startedAt.getTime() + outcome.durationMs),
-    });
   }
 
   /** Fails deliveries that were never attempted (their jobs could not be queued). */

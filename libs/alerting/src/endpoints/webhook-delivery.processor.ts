@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, MetricsService } from '@platform/core';
 import {
-  attemptDelivery,
+  attemptWebhook,
   ChannelRegistry,
-  type DeliveryOutcome,
-  type SendResult,
-  WebhookRejected,
+  DeliveriesRepository,
+  failWebhookUnsent,
 } from '@platform/notifications';
 import { JobName, type JobPayloads, OnJob } from '@platform/queue';
 import type { Job } from 'bullmq';
@@ -23,7 +22,7 @@ export const WEBHOOK_USER_AGENT = 'Platform-Webhooks/1.0';
  * Webhooks prescribes (`webhook-id` is the delivery id on every attempt) and records each attempt
  * with the receiver's answer. A 2xx completes the delivery; any other answer is retried through
  * the job's exponential backoff until the last attempt, which marks it failed (the one retry
- * model, attemptDelivery). A URL the outbound client refuses (its host resolves to a private
+ * model, attemptWebhook). A URL the outbound client refuses (its host resolves to a private
  * address now, say) fails the delivery at once, without a request. A delivery of an alert event
  * whose endpoint has been disabled since is not sent (a test ping still is); one whose endpoint
  * was deleted is gone.
@@ -35,6 +34,7 @@ export class WebhookDeliveryProcessor {
   constructor(
     private readonly clock: Clock,
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly records: DeliveriesRepository,
     private readonly channels: ChannelRegistry,
     @Inject(WEBHOOK_DELIVERY_POLICY) private readonly policy: WebhookDeliveryPolicy,
     @Optional() private readonly metrics?: MetricsService,
@@ -46,66 +46,33 @@ export class WebhookDeliveryProcessor {
     if (!target || target.status !== 'pending') return 'skipped';
     const startedAt = this.clock.now();
     if (!target.enabled && target.event !== 'endpoint.test') {
-      await this.deliveries.recordAttempt({
-        deliveryId: target.id,
+      await failWebhookUnsent(
+        this.records,
+        target.id,
+        'endpoint disabled before delivery',
         startedAt,
-        responseStatus: null,
-        responseBody: null,
-        error: 'endpoint disabled before delivery',
-        durationMs: 0,
-        status: 'failed',
-        nextAttemptAt: null,
-      });
+      );
       return 'failed';
     }
 
-    const secrets = [target.secret];
-    if (
-      target.previous_secret &&
-      target.previous_secret_expires_at &&
-      target.previous_secret_expires_at.getTime() > startedAt.getTime()
-    ) {
-      secrets.push(target.previous_secret);
-    }
-    // Top-level keys in the Standard Webhooks order; the stored jsonb does not keep order.
-    const { type, timestamp, data: eventData } = target.payload;
-    // Set by the record callback: the attempt's number, null when the delivery was gone.
-    let attempt = null as number | null;
-    const channel = this.channels.get('webhook');
-    const request = {
-      url: target.url,
-      messageId: target.id,
-      body: JSON.stringify({ type, timestamp, data: eventData }),
-      timestamp: startedAt,
-      secrets,
-      timeoutMs: this.policy.timeoutMs,
-      userAgent: WEBHOOK_USER_AGENT,
-    };
-    const outcome = await attemptDelivery(
-      channel,
-      () => channel.send(request),
-      job,
-      async (settled) => {
-        const answer = answerOf(settled);
-        attempt = await this.deliveries.recordAttempt({
-          deliveryId: target.id,
-          startedAt,
-          responseStatus: answer.status,
-          responseBody: answer.responseBody,
-          error: answer.error,
-          durationMs: answer.durationMs,
-          status:
-            settled.status === 'sent'
-              ? 'succeeded'
-              : settled.status === 'pending'
-                ? 'pending'
-                : 'failed',
-          nextAttemptAt:
-            settled.status === 'pending'
-              ? new Date(startedAt.getTime() + backoffDelayMs(job.attemptsMade + 1, this.policy))
-              : null,
-        });
+    const { outcome, attempt } = await attemptWebhook(
+      this.channels.get('webhook'),
+      this.records,
+      {
+        deliveryId: target.id,
+        url: target.url,
+        payload: target.payload,
+        secret: target.secret,
+        previousSecret: target.previous_secret,
+        previousSecretExpiresAt: target.previous_secret_expires_at,
       },
+      {
+        startedAt,
+        timeoutMs: this.policy.timeoutMs,
+        userAgent: WEBHOOK_USER_AGENT,
+        retryDelayMs: (attempts) => backoffDelayMs(attempts, this.policy),
+      },
+      job,
       this.logger,
     );
     if (attempt === null) return 'skipped';
@@ -116,13 +83,4 @@ export class WebhookDeliveryProcessor {
       this.logger.warn(`webhook delivery ${target.id} failed after ${attempt} attempt(s)`);
     return outcome.status === 'sent' ? 'succeeded' : outcome.status;
   }
-}
-
-/** The receiver's answer to an attempt, from the channel's receipt or rejection. */
-function answerOf(outcome: DeliveryOutcome): Omit<SendResult, 'ok' | 'refused'> {
-  const sent = outcome.receipt?.detail?.result as SendResult | undefined;
-  const rejected = outcome.error instanceof WebhookRejected ? outcome.error.result : undefined;
-  const result = sent ?? rejected;
-  if (result) return result;
-  return { status: null, responseBody: null, error: outcome.reason, durationMs: 0 };
 }

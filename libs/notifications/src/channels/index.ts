@@ -11,3 +11,4 @@ export * from './sms.channel.js';
 export * from './webhook.channel.js';
 export * from './webhook-sender.js';
 export * from './deliveries.repository.js';
+export * from './webhook-attempt.js';

@@ -80,8 +80,8 @@ export class NotifyService {
 
   /**
    * Several notifications, each delivered exactly as notify() delivers it, with the work of all
-   * of them shared: one read of each kind per organization or category, one insert of the
-   * in-app rows, one round of pushes, one write of delivery records. Answers each request's
+   * of them shared: one read of each kind per organization or category, an insert and a round
+   * of pushes per IN_APP_CHUNK in-app rows, one write of delivery records. Answers each request's
    * outcomes, in request order. Fails as a whole.
    */
   async notifyEach(requests: readonly NotifyRequest[]): Promise<NotifyOutcome[][]> {

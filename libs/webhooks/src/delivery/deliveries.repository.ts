@@ -37,18 +37,6 @@ export interface SigningTarget {
   previous_signing_secret_expires_at: Date | null;
 }
 
-export interface AttemptOutcome {
-  deliveryId: string;
-  startedAt: Date;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  /** The delivery's state after this attempt. */
-  status: DeliveryStatus;
-  nextAttemptAt: Date | null;
-}
-
 /**
  * One transition of one object, told once: `source` the kind of object (`helmrelease`,
  * `shoot`, `server`), `objectUid` its uid, `transition` what happened to it.
@@ -220,25 +208,6 @@ export class OrganizationWebhookDeliveriesRepository {
       [deliveryId],
     );
     return rows[0] ?? null;
-  }
-
-  /**
-   * Records one attempt and moves the delivery to its new state, in the delivery record; nothing
-   * happens when the delivery is gone or no longer pending. Returns the attempt number.
-   */
-  recordAttempt(outcome: AttemptOutcome): Promise<number | null> {
-    return this.records.record({
-      deliveryId: outcome.deliveryId,
-      status: outcome.status === 'succeeded' ? 'sent' : outcome.status,
-      reason: outcome.error,
-      attempted: true,
-      startedAt: outcome.startedAt,
-      durationMs: outcome.durationMs,
-      responseStatus: outcome.responseStatus,
-      responseBody: outcome.responseBody,
-      nextAttemptAt: outcome.nextAttemptAt,
-      at: new Date(outcome.startedAt.getTime() + outcome.durationMs),
-    });
   }
 
   /** Fails deliveries that were never attempted (their jobs could not be queued). */
