@@ -88,9 +88,9 @@ function oneLine(value: string): string {
 /** One body with its content headers (the line break after it belongs to what follows). */
 function part(type: 'text/plain' | 'text/html', body: string): string {
   const plain = isSevenBit(body);
-  const encoded = plain
-    ? body.replace(/\r?\n/g, CRLF)
-    : libqp.wrap(libqp.encode(Buffer.from(body)), 76);
+  // Line breaks in the canonical form first: quoted-printable keeps them as they are.
+  const canonical = body.replace(/\r?\n/g, CRLF);
+  const encoded = plain ? canonical : libqp.wrap(libqp.encode(Buffer.from(canonical)), 76);
   return [
     `Content-Type: ${type}; charset=utf-8`,
     `Content-Transfer-Encoding: ${plain ? '7bit' : 'quoted-printable'}`,
