@@ -20,9 +20,10 @@ const IN_APP_LANES = 2;
 
 /**
  * The notification center: a notification row per message, pushed to the account's open sockets
- * with its unread counts. Batched by nature (`sendMany`: an insert and a round of pushes per chunk of rows); a
- * repeated idempotency key writes and pushes nothing. A failed push is logged, not a failed
- * delivery: the row is the delivery, sockets that missed it read it on their next fetch.
+ * with its unread counts. Batched by nature (`sendMany`: an insert and a round of pushes per
+ * chunk of rows); a repeated idempotency key writes and pushes nothing. A failed push is logged,
+ * not a failed delivery: the row is the delivery, sockets that missed it read it on their next
+ * fetch.
  */
 @Injectable()
 export class InAppChannel implements DeliveryChannel<NewNotification> {
@@ -44,7 +45,9 @@ export class InAppChannel implements DeliveryChannel<NewNotification> {
   /**
    * Writes the rows (answering a notification per row, in order) and pushes those it created:
    * IN_APP_CHUNK rows to a statement, IN_APP_LANES statements at once, each chunk pushed as soon
-   * as it is written, so a storm's first notifications do not wait for its last.
+   * as it is written, so a storm's first notifications do not wait for its last. A chunk that
+   * fails fails the call once the others are done; what they wrote stays, and callers that may
+   * repeat a call key their rows (a repeat writes nothing twice).
    */
   async sendMany(messages: readonly NewNotification[], now: Date): Promise<InsertedNotification[]> {
     const written: InsertedNotification[] = [];
