@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ChannelsModule, DeliveriesRepository } from '@platform/notifications';
+import { ChannelsModule } from '@platform/notifications';
 import { OrganizationWebhookDeliveryProcessor } from './delivery/delivery.processor.js';
 import { OrganizationWebhooksPruneProcessor } from './delivery/prune.processor.js';
 import { WebhookEventsModule } from './delivery/webhook-events.module.js';
@@ -13,7 +13,6 @@ import { ReceiptsRepository } from './receive/receipts.repository.js';
 @Module({
   imports: [WebhookEventsModule, ChannelsModule],
   providers: [
-    DeliveriesRepository,
     ReceiptsRepository,
     OrganizationWebhookDeliveryProcessor,
     OrganizationWebhooksPruneProcessor,

@@ -18,6 +18,11 @@ import { WebhookEvents } from './webhook-events.service.js';
     OrganizationWebhookDeliveriesRepository,
     WebhookEvents,
   ],
-  exports: [ORGANIZATION_WEBHOOK_POLICY, OrganizationWebhookDeliveriesRepository, WebhookEvents],
+  exports: [
+    ORGANIZATION_WEBHOOK_POLICY,
+    DeliveriesRepository,
+    OrganizationWebhookDeliveriesRepository,
+    WebhookEvents,
+  ],
 })
 export class WebhookEventsModule {}
