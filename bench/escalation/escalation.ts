@@ -1,8 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { AlertEventKind } from '@platform/alerting';
 import { EscalationInstancesRepository, EscalationJobs, STEP_BATCH } from '@platform/escalation';
+import { REDIS } from '@platform/queue';
 import type { TestApp } from '@platform/testing';
+import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
+import { CpuMeter } from '../notifications/cpu-usage.js';
+import { CommitWatch } from './commit-watch.js';
 import type { MailArrival, SmtpCounter } from '../notifications/smtp-counter.js';
 import { Block, envNumber, log, sleep, spread, spreadText } from './figures.js';
 import { seed } from './seed.js';
@@ -12,7 +16,8 @@ const ESCALATIONS = envNumber('BENCH_ESCALATIONS', 10_000);
 /** Time between enqueueing the step jobs and the moment every step falls due. */
 const LEAD_MS = envNumber('BENCH_ESCALATION_LEAD_MS', 5_000);
 const TIMEOUT_MS = envNumber('BENCH_ESCALATION_TIMEOUT_S', 120) * 1000;
-const POLL_MS = envNumber('BENCH_ESCALATION_POLL_MS', 25);
+/** How often the bench looks at what it has received (no query: see CommitWatch). */
+const POLL_MS = 25;
 /** Print the plan of one batch of steps (EXPLAIN ANALYZE, rolled back) before the run. */
 const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
 const DOMAIN = 'escalation.bench.example';
@@ -60,9 +65,8 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
  * due at the same instant, with the step jobs enqueued as the engine enqueues them, run by the
  * worker processes, every paged member's socket connected before the due instant. From the
  * due instant to:
- * - the page rows committed, and the in-app notification rows committed: both observed by
- *   polling their counts every POLL_MS from this process (so including the commit and up to
- *   one poll interval);
+ * - the page rows committed, and the in-app notification rows committed: both as their
+ *   commits' notifications reach this process (CommitWatch);
  * - the in-app page marked sent (its delivery's finished_at, recorded by the worker once the
  *   notification row is written and pushed);
  * - the `created` frame's arrival at the member's socket;
@@ -71,8 +75,9 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
 export async function escalationPhase(
   t: TestApp,
   smtp: SmtpCounter,
-  workers: number,
+  workerPids: readonly number[],
 ): Promise<Block> {
+  const workers = workerPids.length;
   const db = t.get(DataSource);
   const setup = performance.now();
   const seededDue = new Date(Date.now() + 60_000);
@@ -87,12 +92,19 @@ export async function escalationPhase(
     `escalation: ${ESCALATIONS} steps due at the same instant, each paging a member in-app and ` +
       `by e-mail (${pagesExpected} pages), ${workers} worker processes, ${memberIds.length} member sockets`,
   );
+  let rows: CommitWatch | null = null;
   try {
     // Due LEAD_MS from now: the jobs go in as the engine's delayed jobs, on the real time.
     const due = Date.now() + LEAD_MS;
     await db.query(`UPDATE escalation_due SET due_at = $1`, [new Date(due)]);
     const dueAts = await db.query<Array<{ due_at: Date }>>('SELECT due_at FROM escalation_due');
+    const watch = await CommitWatch.start(db, [
+      { name: 'pages', table: 'escalation_page' },
+      { name: 'notifications', table: 'notification', organizationId },
+    ]);
+    rows = watch;
     await t.get(EscalationJobs).steps(dueAts.map((r) => r.due_at));
+    const cpu = await CpuMeter.start([...workerPids], db, t.get<Redis>(REDIS));
     log(`step jobs enqueued; due in ${((due - Date.now()) / 1000).toFixed(1)} s`);
 
     const deadline = due + TIMEOUT_MS;
@@ -106,25 +118,15 @@ export async function escalationPhase(
     }, deadline);
     const framesDone = listeners.waitFor('alert_escalation', ESCALATIONS, deadline);
 
-    const written: number[] = [];
-    const committed: number[] = [];
-    while (
-      Date.now() < deadline &&
-      (written.length < pagesExpected || committed.length < ESCALATIONS)
-    ) {
-      const [{ pages, notifications }] = await db.query<
-        Array<{ pages: number; notifications: number }>
-      >(
-        `SELECT (SELECT count(*)::int FROM escalation_page) AS pages,
-                (SELECT count(*)::int FROM notification WHERE organization_id = $1) AS notifications`,
-        [organizationId],
-      );
-      const late = Math.max(0, Date.now() - due);
-      while (written.length < pages) written.push(late);
-      while (committed.length < notifications) committed.push(late);
-      await sleep(POLL_MS);
-    }
-    const [allFrames, allMails] = await Promise.all([framesDone, mailsDone]);
+    const rowsDone = (async () => {
+      while (
+        Date.now() < deadline &&
+        (watch.count('pages') < pagesExpected || watch.count('notifications') < ESCALATIONS)
+      )
+        await sleep(POLL_MS);
+    })();
+    const [allFrames, allMails] = await Promise.all([framesDone, mailsDone, rowsDone]);
+    const cpuSeconds = await cpu.stop();
     // In-app outcomes are recorded once the workers' page jobs pause: wait for them (finished_at is
     // the instant each page was sent, whenever it was recorded).
     for (const settled = Date.now() + 30_000; Date.now() < settled; await sleep(100)) {
@@ -144,8 +146,9 @@ export async function escalationPhase(
               (SELECT count(*)::int FROM delivery
                 WHERE source = 'escalation_page' AND status <> 'sent') AS unsent`,
     );
-    const w = spread(written);
-    const c = spread(committed);
+    const late = (name: string) => watch.times(name).map((at) => Math.max(0, at - due));
+    const w = spread(late('pages'));
+    const c = spread(late('notifications'));
     const s = spread(sent.map((r) => Number(r.late)));
     const f = spread(listeners.of('alert_escalation').map((frame) => frame.at - due));
     const m = spread(
@@ -162,14 +165,14 @@ export async function escalationPhase(
         `notifications: ${c.n}/${ESCALATIONS}, frames: ${f.n}/${ESCALATIONS}, e-mails: ${m.n}/${ESCALATIONS}`,
     );
     block.target(
-      `due → page written (polled): ${spreadText(w)}`,
+      `due → page row committed: ${spreadText(w)}`,
       'p99 < 250 ms',
       w.n === pagesExpected && w.p99 < 250,
     );
     block.line(
       `pages/s: ${span > 0 ? Math.round(w.n / span) : 'n/a'} (all ${w.n} within ${span.toFixed(3)} s of the due time)`,
     );
-    block.line(`due → in-app notification row committed (polled): ${spreadText(c)}`);
+    block.line(`due → in-app notification row committed: ${spreadText(c)}`);
     block.line(`due → in-app page sent (delivery.finished_at): ${spreadText(s)}, n=${s.n}`);
     block.target(
       `due → NotificationsChannel frame at the socket: ${spreadText(f)}${stopped(allFrames)}`,
@@ -181,10 +184,14 @@ export async function escalationPhase(
       'p99 < 3 s',
       allMails && m.n === ESCALATIONS && m.p99 < 3_000,
     );
+    block.line(
+      `from the step jobs queued to the last frame and e-mail: ${CpuMeter.format(cpuSeconds)}`,
+    );
     if (listeners.dropped.length > 0)
       block.line(`sockets closed by the server: ${listeners.dropped.join(', ')}`);
     return block;
   } finally {
+    await rows?.stop();
     await listeners.close();
   }
 }

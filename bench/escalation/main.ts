@@ -59,7 +59,7 @@ async function main(): Promise<number> {
       try {
         if (phase === 'single') block = await singlePhase(t, smtp);
         else if (phase === 'storm') block = await stormPhase(t, smtp);
-        else block = await escalationPhase(t, smtp, WORKERS);
+        else block = await escalationPhase(t, smtp, workers.pids);
       } catch (error) {
         // The next phases still run: one failed set-up says nothing about them.
         process.stdout.write(`${phase}: failed — ${(error as Error).stack ?? String(error)}\n`);
