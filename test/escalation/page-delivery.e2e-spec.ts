@@ -333,7 +333,13 @@ describe('escalation page delivery', () => {
            FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.id = $1`,
         [pageId],
       ),
-    ).toEqual([{ status: 'sent', claimed_by: null, claimed_at: null }]);
+    ).toEqual([
+      {
+        status: 'sent',
+        claimed_by: expect.stringMatching(/^direct-/),
+        claimed_at: expect.any(Date),
+      },
+    ]);
   });
 
   it('email: to the login, naming the alert, with a signed link that opens the acknowledgement', async () => {
@@ -503,6 +509,14 @@ describe('escalation page delivery', () => {
       attempts: 1,
       reason: expect.stringMatching(/500/),
     });
+    const claimOf = (id: string) =>
+      db.query('SELECT claimed_by, claimed_at, phone_number FROM escalation_page WHERE id = $1', [
+        id,
+      ]);
+    // Left pending: released for its retry.
+    expect(await claimOf(pageId)).toEqual([
+      { claimed_by: null, claimed_at: null, phone_number: CONTACT_NUMBER },
+    ]);
     const [{ next_attempt_at: retryAt }] = await db.query<Array<{ next_attempt_at: Date }>>(
       'SELECT next_attempt_at FROM delivery WHERE id = $1',
       [pageId],
@@ -517,6 +531,14 @@ describe('escalation page delivery', () => {
 
     expect(await deliver(pageId)).toEqual({ outcome: 'sent', providerSid: expect.any(String) });
     expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 2, reason: null });
+    // Sent: the number texted is kept for the reply; the claim stays the settling delivery's.
+    expect(await claimOf(pageId)).toEqual([
+      {
+        claimed_by: expect.stringMatching(/^direct-/),
+        claimed_at: expect.any(Date),
+        phone_number: CONTACT_NUMBER,
+      },
+    ]);
     expect(await attemptRows(pageId)).toEqual([
       { attempt: 1, outcome: 'failed', reason: expect.stringMatching(/500/) },
       { attempt: 2, outcome: 'sent', reason: null },
