@@ -6,6 +6,7 @@ import type { TestApp } from '@platform/testing';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { CpuMeter } from '../notifications/cpu-usage.js';
+import { residentMemory } from '../operator/operator-process.js';
 import { CommitWatch } from './commit-watch.js';
 import type { MailArrival, SmtpCounter } from '../notifications/smtp-counter.js';
 import { Block, envNumber, log, sleep, spread, spreadText } from './figures.js';
@@ -186,6 +187,11 @@ export async function escalationPhase(
     );
     block.line(
       `from the step jobs queued to the last frame and e-mail: ${CpuMeter.format(cpuSeconds)}`,
+    );
+    const peaks = workerPids.map((pid) => residentMemory(pid)?.peakMiB.toFixed(0) ?? 'n/a');
+    block.line(
+      `worker peak resident memory: ${peaks.join(', ')} MiB; connections to the database at ` +
+        `most ${cpu.peakConnections} (sampled every 500 ms)`,
     );
     if (listeners.dropped.length > 0)
       block.line(`sockets closed by the server: ${listeners.dropped.join(', ')}`);

@@ -30,6 +30,8 @@ export class CpuMeter {
   private readonly latest = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
   private sampling: Promise<void> = Promise.resolve();
+  /** The most connections to the bench database seen at one sample. */
+  peakConnections = 0;
 
   private constructor(
     private readonly workerPids: number[],
@@ -80,6 +82,7 @@ export class CpuMeter {
     const backends: Array<{ pid: number }> = await this.db.query(
       'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
     );
+    this.peakConnections = Math.max(this.peakConnections, backends.length);
     for (const { pid } of backends) {
       const seconds = processCpuSeconds(pid);
       if (seconds === null) continue;

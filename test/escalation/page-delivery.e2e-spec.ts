@@ -636,6 +636,52 @@ describe('escalation page delivery', () => {
     await db.query(`UPDATE delivery SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
   });
 
+  it('while page jobs wait or run, the sweeper leaves a page pending 31 s to them and queues it after ten minutes', async () => {
+    const lost = await page(
+      'sms',
+      { label: 'NOC desk', number: CONTACT_NUMBER },
+      { replyCode: '888888' },
+    );
+    const busy = await page('in_app', { accountId: admin.accountId });
+    // A real in-app job, held while it writes its notification: the backlog the sweeper sees.
+    const notifications = t.get(NotifyService);
+    const notifyEach = notifications.notifyEach.bind(notifications);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(notifications, 'notifyEach').mockImplementationOnce(async (requests) => {
+      await held;
+      return notifyEach(requests);
+    });
+    const jobs = t.get(JobQueue);
+    try {
+      await t.get(EscalationJobs).pages([busy.pageId], true);
+      await eventually(
+        () => jobs.unfinished(QueueName.Pages),
+        (n) => n > 0,
+      );
+      t.clock.advance({ seconds: 31 });
+      await t.get(EscalationSweeper).sweep();
+      const retry = () =>
+        jobs.queue(QueueName.PageSends).getJob(EscalationJobs.pageJobId(lost.pageId, 0));
+      expect(await retry()).toBeUndefined();
+      // Nor was it sent meanwhile (a retry job that ran at once would be gone already).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(JSON.stringify(twilio.requests)).not.toContain('888888');
+
+      t.clock.advance({ minutes: 10 });
+      await t.get(EscalationSweeper).sweep();
+      await twilio.device(CONTACT_NUMBER).expectSms('888888');
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    const row = await eventually(
+      () => pageRow(busy.pageId),
+      (r) => r.status !== 'pending',
+    );
+    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
   it('as a job, records in-app outcomes behind it: the job answers first, the pages settle right after', async () => {
     const pages = await Promise.all(
       Array.from({ length: 3 }, () => page('in_app', { accountId: admin.accountId })),

@@ -1,18 +1,31 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
-import { JobName, JobQueue, RecoverySweeper } from '@platform/queue';
+import { JobName, JobQueue, QueueName, RecoverySweeper } from '@platform/queue';
 import { EscalationInstancesRepository } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
 
 /** How much of each kind one sweep takes on; the rest waits for the next sweep. */
 const SWEEP_LIMIT = 5000;
 /** A page is presumed lost once it has been pending this long without being delivered. */
-const STALE_PAGE_MS = 30_000;
+export const STALE_PAGE_MS = 30_000;
+/**
+ * While page jobs wait or run, a pending page is most likely among them (a burst of 100,000
+ * pages takes over a minute to deliver on two small workers): only a page pending this long is
+ * presumed lost then. Queueing every page older than STALE_PAGE_MS again put a job per page
+ * behind the backlog, 18,000 of them in such a burst, each claiming what its batch had.
+ */
+export const STALE_PAGE_BEHIND_BACKLOG_MS = 10 * 60_000;
+
+/** Pages written before this are presumed lost, given the page jobs waiting or running. */
+export function stalePagesBefore(now: Date, pageJobsUnfinished: number): Date {
+  const age = pageJobsUnfinished > 0 ? STALE_PAGE_BEHIND_BACKLOG_MS : STALE_PAGE_MS;
+  return new Date(now.getTime() - age);
+}
 
 /**
  * Recovers escalation work that Redis lost: every ESCALATION_SWEEP_INTERVAL_MS it re-enqueues
- * every due step, every due re-escalation and every page left pending, and promotes a delayed
- * job that is already due by the clock.
+ * every due step, every due re-escalation and every page left pending (see stalePagesBefore),
+ * and promotes a delayed job that is already due by the clock.
  */
 @Injectable()
 export class EscalationSweeper extends RecoverySweeper {
@@ -29,10 +42,11 @@ export class EscalationSweeper extends RecoverySweeper {
   /** One sweep; resolves when it is done. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
+    const pageJobs = await this.pageJobsUnfinished();
     const [steps, reEscalations, pages] = await Promise.all([
       this.instances.dueInstants(now, SWEEP_LIMIT),
       this.instances.dueReEscalations(now, SWEEP_LIMIT),
-      this.instances.stalePages(new Date(now.getTime() - STALE_PAGE_MS), SWEEP_LIMIT),
+      this.instances.stalePages(stalePagesBefore(now, pageJobs), SWEEP_LIMIT),
     ]);
     await this.jobs.steps(steps);
     await this.jobs.reEscalations(
@@ -47,6 +61,16 @@ export class EscalationSweeper extends RecoverySweeper {
       ...steps.map((dueAt) => EscalationJobs.stepJobId(dueAt)),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),
     ]);
+  }
+
+  /** Page jobs waiting or running on any worker; 0 when Redis cannot tell (nor take jobs). */
+  private async pageJobsUnfinished(): Promise<number> {
+    const counts = await Promise.all(
+      [QueueName.Pages, QueueName.PageSends].map((name) =>
+        this.queue.unfinished(name).catch(() => 0),
+      ),
+    );
+    return counts[0] + counts[1];
   }
 
   /** Jobs enqueued with a delay by another clock (or before a clock jump) run now. */

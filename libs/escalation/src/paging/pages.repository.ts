@@ -90,7 +90,8 @@ export class PagesRepository {
     // OFFSET 0 keeps each lookup a subquery of its own): joined freely, the planner would start
     // from the deliveries it believes pending, and in a burst, before statistics catch up, it
     // believes that of one row where there are tens of thousands, probing the batch's ids for
-    // each.
+    // each. The claim updates its pages by key too (an array the planner cannot size): joined to
+    // the batch, a table believed small was read whole and hashed, for every batch.
     return this.dataSource.query(
       `WITH batch AS MATERIALIZED (
          SELECT p.*, d.status, d.attempts, d.due_at
@@ -102,8 +103,7 @@ export class PagesRepository {
        ), claimed AS (
          UPDATE escalation_page p
             SET claimed_by = $2, claimed_at = $3
-           FROM batch b
-          WHERE p.id = b.id AND b.channel <> 'in_app'
+          WHERE p.id = ANY (ARRAY(SELECT id FROM batch WHERE channel <> 'in_app'))
             AND (p.claimed_by IS NULL OR p.claimed_by = $2 OR p.claimed_at <= $4)
           RETURNING p.id
        )

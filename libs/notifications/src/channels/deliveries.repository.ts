@@ -86,10 +86,13 @@ export function insertDeliveries(select: string): string {
  * recorded delivery ids (`id`) with their status after it (`status`) and the outcome's `at`.
  *
  * The statement's `$1` must be the outcome rows' ids (OUTCOME_ROWS and outcomeParameters make it
- * so): named again on the record, they bound the rows taken whatever plan the planner picks. In
- * a burst its statistics lag, and it may start from the deliveries it believes pending (one,
- * where there are tens of thousands); the ids then filter them at once (a hashed lookup) instead
- * of every pending delivery being joined to every outcome.
+ * so): the records are looked up by those ids on the primary key, whatever the statistics say.
+ * In a burst they lag: believing one delivery pending where there are a hundred thousand, the
+ * planner would start from the pending-deliveries index (its predicate implied by `status =
+ * 'pending'`) and read all of them for every batch recorded, a cost growing with the burst
+ * squared. The ids come as an array the planner cannot size, which makes the key lookups its
+ * cheapest plan, and the status is compared in a form that does not imply that index's
+ * predicate; the comparison still holds for the row version the update writes.
  */
 export function recordDeliveryOutcomes(name: string, from: string): string {
   return `${name} AS (
@@ -101,7 +104,8 @@ export function recordDeliveryOutcomes(name: string, from: string): string {
            next_attempt_at = o.next_attempt_at,
            finished_at = CASE WHEN o.status = 'pending' THEN NULL ELSE o.at END
       FROM ${from}
-     WHERE d.id = ANY ($1::uuid[]) AND d.id = o.id AND d.status = 'pending'
+     WHERE d.id = ANY (ARRAY(SELECT unnest($1::uuid[]))) AND d.id = o.id
+       AND d.status || '' = 'pending'
      RETURNING d.id, d.attempts, d.status, o.attempted, o.reason, o.started_at, o.duration_ms,
                o.response_status, o.response_body, o.at
   ), ${name}_attempts AS (
