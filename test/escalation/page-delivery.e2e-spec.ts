@@ -148,6 +148,26 @@ describe('escalation page delivery', () => {
   /** As if the page had failed `attempts` attempts before. */
   const failedBefore = (pageId: string, attempts: number) =>
     db.query('UPDATE delivery SET attempts = $2 WHERE id = $1', [pageId, attempts]);
+  /**
+   * Holds the next notifyEach (an in-app page job writing its notification) until `release`,
+   * then lets it write; `release` also puts notifyEach back.
+   */
+  const holdNotifyEach = () => {
+    const notifications = t.get(NotifyService);
+    const notifyEach = notifications.notifyEach.bind(notifications);
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    const spy = jest.spyOn(notifications, 'notifyEach').mockImplementationOnce(async (requests) => {
+      await held;
+      return notifyEach(requests);
+    });
+    return {
+      release: () => {
+        open();
+        spy.mockRestore();
+      },
+    };
+  };
   /** The page's attempt rows, in order. */
   const attemptRows = async (pageId: string) =>
     (await db.query(
@@ -640,18 +660,11 @@ describe('escalation page delivery', () => {
     const lost = await page(
       'sms',
       { label: 'NOC desk', number: CONTACT_NUMBER },
-      { replyCode: '888888' },
+      { replyCode: '999999' },
     );
     const busy = await page('in_app', { accountId: admin.accountId });
     // A real in-app job, held while it writes its notification: the backlog the sweeper sees.
-    const notifications = t.get(NotifyService);
-    const notifyEach = notifications.notifyEach.bind(notifications);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest.spyOn(notifications, 'notifyEach').mockImplementationOnce(async (requests) => {
-      await held;
-      return notifyEach(requests);
-    });
+    const notifying = holdNotifyEach();
     const jobs = t.get(JobQueue);
     try {
       await t.get(EscalationJobs).pages([busy.pageId], true);
@@ -666,14 +679,13 @@ describe('escalation page delivery', () => {
       expect(await retry()).toBeUndefined();
       // Nor was it sent meanwhile (a retry job that ran at once would be gone already).
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(JSON.stringify(twilio.requests)).not.toContain('888888');
+      expect(JSON.stringify(twilio.requests)).not.toContain('999999');
 
       t.clock.advance({ minutes: 10 });
       await t.get(EscalationSweeper).sweep();
-      await twilio.device(CONTACT_NUMBER).expectSms('888888');
+      await twilio.device(CONTACT_NUMBER).expectSms('999999');
     } finally {
-      release();
-      spy.mockRestore();
+      notifying.release();
     }
     const row = await eventually(
       () => pageRow(busy.pageId),
@@ -712,14 +724,7 @@ describe('escalation page delivery', () => {
   it('e-mail, call and text pages wait for the in-app pages being delivered before them', async () => {
     const inApp = await page('in_app', { accountId: admin.accountId });
     const email = await page('email', { accountId: admin.accountId });
-    const notifications = t.get(NotifyService);
-    const notifyEach = notifications.notifyEach.bind(notifications);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const spy = jest.spyOn(notifications, 'notifyEach').mockImplementationOnce(async (requests) => {
-      await held;
-      return notifyEach(requests);
-    });
+    const notifying = holdNotifyEach();
     try {
       const inAppJob = processor.run({ pageIds: [inApp.pageId] }, { id: 'in-app-first-1' });
       const sendsJob = processor.runSends({ pageIds: [email.pageId] }, { id: 'in-app-first-2' });
@@ -727,12 +732,12 @@ describe('escalation page delivery', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(t.sink.messages.filter((m) => m.text.includes(email.alertId))).toEqual([]);
       expect(await pageRow(email.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
-      release();
+      notifying.release();
       expect(await inAppJob).toEqual({ sent: 1 });
       expect(await sendsJob).toEqual({ sent: 1 });
       await t.sink.waitFor((m) => m.to.includes(admin.login) && m.text.includes(email.alertId));
     } finally {
-      spy.mockRestore();
+      notifying.release();
     }
   });
 

@@ -131,8 +131,8 @@ export class PagesRepository {
    * in-app page: unclaimed); answers the ids recorded (a page settled meanwhile, claimed by
    * another delivery after this one's claim lapsed, or gone is not). A page left pending is
    * released for its retry; a page sent or failed keeps the claim of the delivery that settled
-   * it, since nothing claims a settled page again: rewriting every page of a burst only to
-   * clear it was a fifth of the database's work in the burst. A page settled as sent also
+   * it, since nothing claims a settled page again: rewriting every page only to clear it was
+   * about a fifth of a settle's time (2,000 in-app pages). A page settled as sent also
    * writes its ledger row (`called` for a phone call, else `notified`) and its `paged` timeline
    * event, in the same statement. A page named twice is recorded once, by its first outcome.
    */
