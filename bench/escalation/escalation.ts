@@ -25,7 +25,7 @@ const DOMAIN = 'escalation.bench.example';
 
 /**
  * The plan of one batch as the engine runs it, in a transaction that is rolled back. Every
- * seeded step pages a member, so the recipients are the members themselves.
+ * seeded step pages a member, so the recipients are the members themselves, each notified in-app.
  */
 async function explainBatch(db: DataSource, at: Date): Promise<void> {
   const targets = await new EscalationInstancesRepository(db).dueTargets(at, ESCALATIONS);
@@ -34,6 +34,7 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
     accountId: t.step.target_member_id,
     contactLabel: null,
     phoneNumber: null,
+    notifyInApp: true,
   }));
   const runner = db.createQueryRunner();
   await runner.startTransaction();
@@ -45,7 +46,11 @@ async function explainBatch(db: DataSource, at: Date): Promise<void> {
         values,
       );
       for (const row of plan) log(`    ${row['QUERY PLAN']}`);
-      return { rows: [{ locked: 0, ran: 0, in_app_page_ids: '', page_ids: '', next_run_ats: [] }] };
+      return {
+        rows: [
+          { locked: 0, ran: 0, in_app_page_ids: '', page_ids: '', notified: [], next_run_ats: [] },
+        ],
+      };
     };
     const explaining = { driver: { master: { query: explain } } } as unknown as DataSource;
     await new EscalationInstancesRepository(explaining).runSteps(

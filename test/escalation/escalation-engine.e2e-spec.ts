@@ -1,7 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { EscalationEngine } from '@platform/escalation';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { EscalationEngine, pageKey } from '@platform/escalation';
+import { NotifyService } from '@platform/notifications';
 import { deleteRedisPrefix, FakeTwilio, eventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
+import {
+  CableSocket,
+  cableUrl,
+  type Frame,
+  isType,
+  NOTIFICATIONS_IDENTIFIER,
+} from '../realtime/cable-socket.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
@@ -169,6 +177,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
   beforeAll(async () => {
     twilio = await FakeTwilio.start();
     t = await createMailingApiTestApp({
+      listen: true,
       config: { phone: twilio.config(), escalationSweepIntervalMs: SWEEP_MS },
     });
     db = t.get(DataSource);
@@ -274,6 +283,143 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
         attempts_made: ['sent'],
       },
     ]);
+  });
+
+  /** A NotificationsChannel socket of `account`, subscribed. */
+  const subscribed = async (account: TestAccount) => {
+    const socket = await CableSocket.open(cableUrl(t.baseUrl, { token: account.jwt }));
+    await socket.waitFor(isType('welcome'));
+    socket.subscribe();
+    await socket.waitFor(
+      (f) => f.identifier === NOTIFICATIONS_IDENTIFIER && f.type === 'confirm_subscription',
+    );
+    return socket;
+  };
+  const pushAbout = (alertId: string) => (frame: Frame) =>
+    (frame.message as { notification?: { payload?: { alert_id?: string } } } | undefined)
+      ?.notification?.payload?.alert_id === alertId;
+  /** How many in-app pages the delivery latency histogram of `/metrics` has observed. */
+  const inAppLatencyCount = async () => {
+    const metrics = await t.request().get('/metrics').expect(200);
+    const found =
+      /^delivery_latency_seconds_count\{channel="in_app",source="escalation"\} (\d+)$/m.exec(
+        metrics.text,
+      );
+    return Number(found?.[1] ?? 0);
+  };
+  /** The calls of `spy` (notifyEach) that notified about escalation pages. */
+  const pageNotifyCalls = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls.filter(([requests]) =>
+      (requests as Array<{ category: string }>).some((r) => r.category === 'alert_escalation'),
+    );
+
+  it("writes an in-app page's notification in the step's own statement and pushes it; no page job notifies", async () => {
+    const socket = await subscribed(carol);
+    const notifyEach = jest.spyOn(t.get(NotifyService), 'notifyEach');
+    const observedBefore = await inAppLatencyCount();
+    try {
+      const { alertId } = await fire([
+        { target: 'member', member: carol.accountId, channels: ['in_app'] },
+      ]);
+      const frame = await socket.waitFor(pushAbout(alertId));
+      const [row] = await db.query<Array<Record<string, unknown>>>(
+        `SELECT n.id, n.idempotency_key, n.payload, n.created_at, p.id AS page_id, p.instance_id,
+                p.created_at AS page_created_at
+           FROM notification n JOIN escalation_page p ON p.alert_id = $1::uuid
+          WHERE n.account_id = $2 AND n.payload ->> 'alert_id' = $1::text`,
+        [alertId, carol.accountId],
+      );
+      // Written by the statement that wrote the page, under the page's key.
+      expect(row).toMatchObject({
+        idempotency_key: pageKey(row.page_id as string),
+        created_at: row.page_created_at,
+        payload: {
+          alert_id: alertId,
+          escalation_instance_id: row.instance_id,
+          step_index: 0,
+          severity: 'critical',
+          alertname: 'DbDown',
+          summary: expect.stringMatching(/ is down$/),
+          project_id: projectId,
+        },
+      });
+      // The frame carries the notification as the notification center shows it.
+      const center = await t.request().get('/notifications').set(bearer(carol.jwt)).expect(200);
+      const unread = await t
+        .request()
+        .get('/notifications/unread_count')
+        .set(bearer(carol.jwt))
+        .expect(200);
+      expect(frame.message).toEqual({
+        event: 'created',
+        notification: (center.body.data as Array<{ id: string }>).find((n) => n.id === row.id),
+        unread_count: unread.body.data.unread_count,
+      });
+      const [page] = await deliveredAtLeast(alertId, 1);
+      expect(page).toMatchObject({ channel: 'in_app', status: 'sent' });
+      expect(
+        await db.query(`SELECT action, channel FROM escalation_ledger WHERE alert_id = $1`, [
+          alertId,
+        ]),
+      ).toEqual([{ action: 'notified', channel: 'in_app' }]);
+      expect(pageNotifyCalls(notifyEach)).toEqual([]);
+      // Due → pushed, on the latency histogram operators alert on.
+      expect(await inAppLatencyCount()).toBe(observedBefore + 1);
+    } finally {
+      notifyEach.mockRestore();
+      socket.close();
+    }
+  });
+
+  it("leaves an in-app page the member's rules withhold to the page job, which records the rule; an admin's is mandatory", async () => {
+    const inApp = (account: TestAccount, enabled: boolean) =>
+      t
+        .request()
+        .patch('/notification_preferences')
+        .set(bearer(account.jwt))
+        .send({
+          preferences: [{ category_key: 'alert_escalation', channel: 'in_app', enabled }],
+        })
+        .expect(200);
+    await inApp(carol, false);
+    await inApp(owner, false);
+    const notifyEach = jest.spyOn(t.get(NotifyService), 'notifyEach');
+    try {
+      const { alertId } = await fire([
+        { target: 'member', member: carol.accountId, channels: ['in_app'] },
+        { target: 'member', member: owner.accountId, channels: ['in_app'] },
+      ]);
+      const settled = await eventually(async () => {
+        const rows = await db.query<Array<Record<string, unknown>>>(
+          `SELECT p.account_id, d.status, d.reason,
+                  (SELECT count(*)::int FROM notification n
+                    WHERE n.idempotency_key = 'escalation-page/' || p.id) AS notifications
+             FROM escalation_page p JOIN delivery d ON d.id = p.id
+            WHERE p.alert_id = $1 ORDER BY p.step_index`,
+          [alertId],
+        );
+        return rows.length === 2 && rows.every((r) => r.status !== 'pending') && rows;
+      }, 'both pages settled');
+      expect(settled).toEqual([
+        {
+          account_id: carol.accountId,
+          status: 'skipped',
+          reason: 'in_app_disabled',
+          notifications: 0,
+        },
+        { account_id: owner.accountId, status: 'sent', reason: null, notifications: 1 },
+      ]);
+      // Only the withheld page went through a page job's notifyEach.
+      expect(
+        pageNotifyCalls(notifyEach).map(([requests]) =>
+          (requests as Array<{ recipients: string[] }>).map((r) => r.recipients),
+        ),
+      ).toEqual([[[carol.accountId]]]);
+    } finally {
+      notifyEach.mockRestore();
+      await inApp(carol, true);
+      await inApp(owner, true);
+    }
   });
 
   it('an in-app acknowledgement halts the escalation; un-acknowledging does not resume it', async () => {

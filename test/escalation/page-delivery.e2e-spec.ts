@@ -168,6 +168,18 @@ describe('escalation page delivery', () => {
       },
     };
   };
+  /** The e-mail pages the delivery latency histogram of `/metrics` has observed, in all and within 50 ms. */
+  const emailLatencies = async () => {
+    const { text } = await t.request().get('/metrics').expect(200);
+    const labels = 'channel="email",source="escalation"';
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    return {
+      count: value(new RegExp(`^delivery_latency_seconds_count\\{${labels}\\} (\\d+)$`, 'm')),
+      within50ms: value(
+        new RegExp(`^delivery_latency_seconds_bucket\\{le="0\\.05",${labels}\\} (\\d+)$`, 'm'),
+      ),
+    };
+  };
   /** The page's attempt rows, in order. */
   const attemptRows = async (pageId: string) =>
     (await db.query(
@@ -364,9 +376,15 @@ describe('escalation page delivery', () => {
 
   it('email: to the login, naming the alert, with a signed link that opens the acknowledgement', async () => {
     const { pageId, alertId, instanceId } = await page('email', { accountId: admin.accountId });
+    const observedBefore = await emailLatencies();
     // Sent: the SMTP server accepted it, under the page's Message-ID.
     const messageId = `<${messageIdLeft(pageKey(pageId))}@localhost>`;
     expect(await deliver(pageId)).toEqual({ outcome: 'sent', providerSid: messageId });
+    // Due → accepted on the latency histogram: sent at the instant it fell due (the test clock).
+    expect(await emailLatencies()).toEqual({
+      count: observedBefore.count + 1,
+      within50ms: observedBefore.within50ms + 1,
+    });
     expect(await pageRow(pageId)).toMatchObject({
       status: 'sent',
       attempts: 1,

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AlertEventsRepository } from '@platform/alerting';
+import { NotifyModule } from '@platform/notifications';
 import { StepTargetsModule } from '../chains/step-targets.module.js';
+import { PagingModule } from '../paging/paging.module.js';
 import { EscalationEngine } from './escalation-engine.js';
 import { EscalationInstancesRepository } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
@@ -9,7 +11,7 @@ import { EscalationSweeper } from './escalation-sweeper.js';
 
 /** Runs escalation instances: opening, due steps, re-escalation, the sweeper. */
 @Module({
-  imports: [StepTargetsModule],
+  imports: [StepTargetsModule, NotifyModule, PagingModule],
   providers: [
     AlertEventsRepository,
     EscalationEngine,

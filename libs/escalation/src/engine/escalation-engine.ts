@@ -1,9 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AlertEventKind, EscalationOpener, type EscalationOpening } from '@platform/alerting';
 import { Clock } from '@platform/core';
+import { NotifyService } from '@platform/notifications';
+import type { PageRecipient } from '../chains/chain-snapshot.js';
 import { StepTargetResolver } from '../chains/step-targets.js';
+import { PAGE_CATEGORY } from '../paging/page-notification.js';
+import { StepNotifications } from '../paging/step-notifications.js';
 import {
   EscalationInstancesRepository,
+  type DueTarget,
   type TargetRecipient,
 } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
@@ -38,8 +43,9 @@ interface ResolvedTargets {
  * outbox that page delivery drains) and moves its due row on in one statement: a step is paged
  * once, and a crash before the commit leaves it due for the next job or the sweeper. Whom a step
  * pages is resolved per distinct target (a burst of thousands of steps has few) before its
- * batches run, so a batch is one statement that never leaves PostgreSQL; each page's ledger
- * row and `paged` timeline event are written when it is delivered.
+ * batches run, with each account's in-app rule, so a batch is one statement that never leaves
+ * PostgreSQL and writes the notifications of its in-app pages too; each page's ledger row and
+ * `paged` timeline event are written when it is delivered.
  *
  * Each step is due its delay after the previous step was due (not after it ran), so lateness
  * does not accumulate. After the last step the chain starts over while passes remain
@@ -58,6 +64,8 @@ export class EscalationEngine extends EscalationOpener {
     private readonly instances: EscalationInstancesRepository,
     private readonly targets: StepTargetResolver,
     private readonly jobs: EscalationJobs,
+    private readonly notifications: NotifyService,
+    private readonly stepNotifications: StepNotifications,
   ) {
     super();
   }
@@ -83,12 +91,18 @@ export class EscalationEngine extends EscalationOpener {
    * the targets of the steps due first, then runs, in parallel batches, every due step with one
    * of those targets (and every step of a resolved alert); the next round picks up steps with
    * other targets, and re-resolves after ROUND_MS so a long backlog does not page by stale
-   * rosters. A batch's in-app pages are queued the moment it commits, so their notifications go
-   * out while the next batches run: in-app is the quickest way to reach someone. E-mails, calls
-   * and texts, and the next steps, are queued once every due step is paged: the sends would wait
-   * for the in-app pages anyway (InAppFirst), and a page is safe once written.
+   * rosters. A batch's in-app notifications, written by its statement, are pushed the moment it
+   * commits, while the next batches run: in-app is the quickest way to reach someone (the in-app
+   * pages a rule withholds go to page jobs, which record why). E-mails, calls and texts, and the
+   * next steps, are queued once every due step is paged: sending them meanwhile would slow the
+   * batches, and a page is safe once written.
    */
   async runDue(): Promise<number> {
+    // The in-app outcomes wait for the batches: they are bookkeeping, the batches are pages.
+    return this.stepNotifications.whileStepsRun(() => this.runRounds());
+  }
+
+  private async runRounds(): Promise<number> {
     const inAppQueued: Array<Promise<void>> = [];
     const pageIds: string[] = [];
     const next = new Set<number>();
@@ -96,6 +110,7 @@ export class EscalationEngine extends EscalationOpener {
     for (;;) {
       const started = this.clock.now();
       const targets = (await this.takePrepared(started)) ?? (await this.resolveDueTargets(started));
+      /** Runs batches until none is left due (`more` false) or the round is over. */
       const loop = async () => {
         let ran = 0;
         for (;;) {
@@ -107,21 +122,24 @@ export class EscalationEngine extends EscalationOpener {
             targets.recipients,
             AlertEventKind.EscalationExhausted,
           );
-          inAppQueued.push(this.queuePages(batch.in_app_page_ids, true));
+          inAppQueued.push(
+            this.stepNotifications.announce(batch.notified, now),
+            this.queuePages(batch.in_app_page_ids, true),
+          );
           pageIds.push(...batch.page_ids);
           for (const dueAt of batch.next_run_ats) next.add(dueAt.getTime());
           ran += batch.ran;
-          // Fewer due rows than asked: none left. Steps left not run: their targets are new.
-          if (batch.locked < STEP_BATCH || batch.ran < batch.locked) return ran;
-          if (now.getTime() - started.getTime() >= ROUND_MS) return ran;
+          // Steps left not run: their targets are new, for the next round.
+          if (batch.ran < batch.locked) return { ran, more: true };
+          // Fewer due rows than asked: none left.
+          if (batch.locked < STEP_BATCH) return { ran, more: false };
+          if (now.getTime() - started.getTime() >= ROUND_MS) return { ran, more: true };
         }
       };
-      const ran = (await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop))).reduce(
-        (a, b) => a + b,
-        0,
-      );
+      const lanes = await Promise.all(Array.from({ length: PARALLEL_BATCHES }, loop));
+      const ran = lanes.reduce((sum, lane) => sum + lane.ran, 0);
       total += ran;
-      if (ran === 0) break;
+      if (ran === 0 || lanes.every((lane) => !lane.more)) break;
     }
     // A lost enqueue leaves a pending page or a due step for the sweeper.
     await Promise.all([
@@ -180,8 +198,9 @@ export class EscalationEngine extends EscalationOpener {
 
   /**
    * Whom the targets of the first due steps page at `at`: accounts (with their verified number,
-   * for phone and SMS pages) and external contacts. A target that pages nobody is resolved too,
-   * so its steps run (and page nobody).
+   * for phone and SMS pages, and whether their in-app pages carry their notification) and
+   * external contacts. A target that pages nobody is resolved too, so its steps run (and page
+   * nobody).
    */
   private async resolveDueTargets(at: Date): Promise<ResolvedTargets> {
     const due = await this.instances.dueTargets(at, TARGETS_WINDOW);
@@ -193,7 +212,10 @@ export class EscalationEngine extends EscalationOpener {
     const accounts = new Set(
       resolved.flat().flatMap((r) => (r.kind === 'account' ? [r.accountId] : [])),
     );
-    const phones = await this.instances.verifiedPhones([...accounts]);
+    const [phones, notified] = await Promise.all([
+      this.instances.verifiedPhones([...accounts]),
+      this.inAppNotified(due, resolved),
+    ]);
     const recipients: TargetRecipient[] = [];
     due.forEach((target, n) => {
       for (const r of resolved[n])
@@ -204,16 +226,46 @@ export class EscalationEngine extends EscalationOpener {
                 accountId: r.accountId,
                 contactLabel: null,
                 phoneNumber: phones.get(r.accountId) ?? null,
+                notifyInApp: notified.has(`${target.organization_id}/${r.accountId}`),
               }
             : {
                 targetKey: target.target_key,
                 accountId: null,
                 contactLabel: r.label,
                 phoneNumber: r.phoneNumber,
+                notifyInApp: false,
               },
         );
     });
     return { keys: due.map((t) => t.target_key), recipients };
+  }
+
+  /**
+   * The accounts (`organization/account`) whose in-app pages the step statement notifies: those
+   * the rules let through, decided as notifyEach decides, once per round for all its steps.
+   */
+  private async inAppNotified(
+    due: readonly DueTarget[],
+    resolved: ReadonlyArray<readonly PageRecipient[]>,
+  ): Promise<Set<string>> {
+    const accounts = new Map<string, Set<string>>();
+    due.forEach((target, n) => {
+      if (!target.step.channels.includes('in_app')) return;
+      const ids = accounts.get(target.organization_id) ?? new Set<string>();
+      for (const r of resolved[n]) if (r.kind === 'account') ids.add(r.accountId);
+      accounts.set(target.organization_id, ids);
+    });
+    const notified = new Set<string>();
+    await Promise.all(
+      [...accounts].map(async ([organizationId, ids]) => {
+        const decisions = await this.notifications.inAppDecisions(PAGE_CATEGORY, organizationId, [
+          ...ids,
+        ]);
+        for (const [accountId, decision] of decisions)
+          if (decision.inApp) notified.add(`${organizationId}/${accountId}`);
+      }),
+    );
+    return notified;
   }
 
   private async schedule(dueAts: readonly Date[]): Promise<void> {

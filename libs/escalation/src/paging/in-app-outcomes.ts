@@ -7,8 +7,9 @@ import { type PageSettlement, PagesRepository } from './pages.repository.js';
 const IN_APP_RECORD_DELAY_MS = 5_000;
 
 /**
- * In-app page outcomes recorded behind the jobs that sent them: once this process's page jobs
- * pause (within IN_APP_RECORD_DELAY_MS during a long burst), a few large statements, so a
+ * In-app page outcomes recorded behind the work that sent them (page jobs, and the step runs
+ * whose statements notify: see StepNotifications): once this process's page work pauses
+ * (within IN_APP_RECORD_DELAY_MS during a long burst), a few large statements, so a
  * burst's notifications go out first and its bookkeeping follows. Safe to lose (a crash, a
  * failed write): the page stays pending, the sweeper delivers it again, and its notification's
  * idempotency key makes that delivery find the notification written and pushed, and record it.
@@ -27,7 +28,7 @@ export class InAppOutcomes implements OnApplicationShutdown {
 
   constructor(private readonly pages: PagesRepository) {}
 
-  /** Runs a page job: outcomes wait while any runs. */
+  /** Runs page work (a page job, a run of steps): outcomes wait while any runs. */
   busy<R>(job: () => Promise<R>): Promise<R> {
     return this.writer.busy(job);
   }

@@ -31,6 +31,7 @@ import {
 } from './page-outcomes.js';
 
 import { type PagedAlert, pageEmail, pageSms, pageTwiml } from './page-content.js';
+import { PAGE_CATEGORY, pageKey } from './page-notification.js';
 import { type PageSettlement, PagesRepository, type PageToDeliver } from './pages.repository.js';
 
 export type { PageDeliveryResult } from './page-outcomes.js';
@@ -46,14 +47,7 @@ export function pageRetryDelayMs(attempts: number): number {
   return RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1);
 }
 
-/**
- * What a page's in-app notification and e-mail are: that page. A page delivered again (its
- * first delivery not recorded before a crash) finds its notification written and keeps it, and
- * sends its e-mail under the same Message-ID.
- */
-export function pageKey(pageId: string): string {
-  return `escalation-page/${pageId}`;
-}
+export { pageKey } from './page-notification.js';
 
 /**
  * Delivers escalation pages a batch at a time (job `{pageIds}`): a burst's pages are claimed and
@@ -70,7 +64,9 @@ export function pageKey(pageId: string): string {
  *   skipped (`recipient_gone`); accounts are called and texted only on a verified number
  *   (`phone_not_verified`), contacts on their own.
  * - in_app: a notification of category alert_escalation through notify(), in-app only, skipped
- *   with the delivery rule's reason when the account turned in-app off and is no org admin.
+ *   with the delivery rule's reason when the account turned in-app off and is no org admin. The
+ *   step statement notifies most in-app pages itself (StepNotifications); a page job delivers
+ *   those a rule withholds, and any page delivered again.
  * - email: to the account's login with the signed acknowledgement link; sent means the SMTP
  *   server accepted it.
  * - phone: a call whose TwiML gathers one digit posted to the signed phone-ack callback.
@@ -289,21 +285,13 @@ export class PageDeliveryProcessor {
     if (deliverable.length === 0) return receipts;
     const outcomes = await this.notifications.notifyEach(
       deliverable.map((page) => ({
-        category: 'alert_escalation',
-        eventType: 'alert_escalation',
+        category: PAGE_CATEGORY,
+        eventType: PAGE_CATEGORY,
         organizationId: page.organization_id,
         recipients: [page.account_id!],
         channels: ['in_app'],
         idempotencyKey: pageKey(page.id),
-        payload: {
-          alert_id: page.alert_id,
-          escalation_instance_id: page.instance_id,
-          step_index: page.step_index,
-          severity: page.severity,
-          alertname: page.alertname,
-          summary: page.summary,
-          project_id: page.project_id,
-        },
+        payload: page.notification_payload!,
       })),
     );
     deliverable.forEach((page, n) => {

@@ -8,6 +8,7 @@ import {
 } from '@platform/notifications';
 import { DataSource } from 'typeorm';
 import type { PageChannel } from '../chains/chain-snapshot.js';
+import { pageNotificationPayload } from './page-notification.js';
 
 export type PageStatus = 'pending' | 'sent' | 'failed' | 'skipped';
 
@@ -39,6 +40,8 @@ export interface PageToDeliver {
   account_name: string | null;
   account_phone_number: string | null;
   account_phone_verified: boolean;
+  /** What an in-app page's notification names (pageNotificationPayload); null for the others. */
+  notification_payload: Record<string, unknown> | null;
 }
 
 /** How a delivery ended (or, for `pending`, why the last attempt did not). */
@@ -115,7 +118,16 @@ export class PagesRepository {
               al.labels ->> 'alertname' AS alertname, al.annotations ->> 'summary' AS summary,
               ac.login AS account_login, ac.name AS account_name,
               ac.phone_number AS account_phone_number,
-              coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified
+              coalesce(ac.phone_verified_at IS NOT NULL, false) AS account_phone_verified,
+              CASE WHEN b.channel = 'in_app' THEN ${pageNotificationPayload({
+                alertId: 'b.alert_id',
+                instanceId: 'b.instance_id',
+                stepIndex: 'b.step_index',
+                severity: 'al.severity',
+                alertname: "al.labels ->> 'alertname'",
+                summary: "al.annotations ->> 'summary'",
+                projectId: 'b.project_id',
+              })} END AS notification_payload
          FROM batch b
          JOIN escalation_instance i ON i.id = b.instance_id AND i.project_id = b.project_id
          JOIN alert al ON al.id = b.alert_id AND al.project_id = b.project_id

@@ -4,11 +4,18 @@ import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { InAppOutcomes } from './in-app-outcomes.js';
 import { PageDeliveryProcessor } from './page-delivery.processor.js';
 import { PagesRepository } from './pages.repository.js';
+import { StepNotifications } from './step-notifications.js';
 
 /** Delivery of escalation pages: in-app, e-mail, phone call and SMS. */
 @Module({
   imports: [NotifyModule],
-  providers: [PagesRepository, PageDeliveryProcessor, InAppOutcomes, EscalationJobs],
-  exports: [PageDeliveryProcessor],
+  providers: [
+    PagesRepository,
+    PageDeliveryProcessor,
+    InAppOutcomes,
+    StepNotifications,
+    EscalationJobs,
+  ],
+  exports: [PageDeliveryProcessor, StepNotifications],
 })
 export class PagingModule {}

@@ -49,6 +49,20 @@ export interface UnreadCounts {
   byOrganization: Record<string, number>;
 }
 
+/**
+ * Inserts notification rows selected by `select` (id, account_id, organization_id, category_key,
+ * event_type, payload, created_at, idempotency_key, in that order), for a statement of another
+ * library that notifies in its own transaction; append a RETURNING clause as needed. A keyed row
+ * whose account already has a notification with that key writes nothing.
+ */
+export function insertNotifications(select: string): string {
+  return `INSERT INTO notification
+    (id, account_id, organization_id, category_key, event_type, payload, created_at,
+     idempotency_key)
+  ${select}
+  ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`;
+}
+
 /** The in-app notifications of accounts; every query is bound to one account. */
 @Injectable()
 export class NotificationCenterRepository {
@@ -153,15 +167,12 @@ export class NotificationCenterRepository {
     const inserted: Array<InsertedNotification & { idempotency_key: string | null }> =
       await this.dataSource.query(
         `WITH inserted AS (
-           INSERT INTO notification
-             (account_id, organization_id, category_key, event_type, payload, created_at,
-              idempotency_key)
-           SELECT a, o, c, e, p, t, k
+           ${insertNotifications(`
+           SELECT gen_random_uuid(), a, o, c, e, p, t, k
              FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[],
                          $6::timestamptz[], $7::text[])
                   WITH ORDINALITY AS r (a, o, c, e, p, t, k, n)
-            ORDER BY n
-           ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            ORDER BY n`)}
            RETURNING *)
          SELECT ${INSERTED}, true AS created
            FROM inserted n`,

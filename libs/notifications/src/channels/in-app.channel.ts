@@ -56,11 +56,18 @@ export class InAppChannel implements DeliveryChannel<NewNotification> {
     await forEachConcurrently(starts, IN_APP_LANES, async (start) => {
       const rows = await this.center.insertMany(messages.slice(start, start + IN_APP_CHUNK), now);
       rows.forEach((row, n) => (written[start + n] = row));
-      const created = rows.filter((n) => n.created);
-      this.metrics?.countDelivery('in_app', 'sent', created.length);
-      await this.pushCreated(created);
+      await this.announce(rows.filter((n) => n.created));
     });
     return written;
+  }
+
+  /**
+   * Counts and pushes notifications just written, with each account's unread counts: those of
+   * sendMany, and those another library's statement wrote (insertNotifications).
+   */
+  async announce(created: readonly InsertedNotification[]): Promise<void> {
+    this.metrics?.countDelivery('in_app', 'sent', created.length);
+    await this.pushCreated(created);
   }
 
   classify(error: unknown): FailureVerdict {

@@ -94,6 +94,33 @@ export class NotifyService {
   }
 
   /**
+   * Each account's decision for an in-app notification of the category in the organization, made
+   * now exactly as notifyEach makes it (the account's rules, an org admin's mandatory
+   * categories), for a caller that writes the notifications in a statement of its own
+   * (insertNotifications) and announces them (InAppChannel.announce). Accounts gone are left out.
+   */
+  async inAppDecisions(
+    categoryKey: string,
+    organizationId: string | null,
+    accountIds: readonly string[],
+  ): Promise<Map<string, DeliveryDecision>> {
+    const request: NotifyRequest = {
+      category: categoryKey,
+      eventType: categoryKey,
+      organizationId,
+      recipients: [...accountIds],
+      channels: ['in_app'],
+      payload: {},
+    };
+    const categories = requestCategories([request], await this.categories());
+    if (accountIds.length === 0) return new Map();
+    const now = this.clock.now();
+    const data = await this.load([request], categories, now);
+    const [outcomes] = planNotifications([request], categories, data, now).outcomes;
+    return new Map(outcomes.map(({ accountId, decision }) => [accountId, decision]));
+  }
+
+  /**
    * What the plan needs, all read at once: the accounts (a statement per organization), the
    * preferences (a statement per category), the schedules and the absences (one each).
    */
