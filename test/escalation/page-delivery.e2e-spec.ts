@@ -739,6 +739,30 @@ describe('escalation page delivery', () => {
     ).toEqual([{ n: 3 }]);
   });
 
+  it('records in-app outcomes only once no page job waits or runs on any worker', async () => {
+    const { pageId } = await page('in_app', { accountId: admin.accountId });
+    const email = await page('email', { accountId: admin.accountId });
+    // An e-mail page job waiting (its queue paused: no worker takes it) stands for another
+    // worker's e-mails still going out.
+    const sends = t.get(JobQueue).queue(QueueName.PageSends);
+    await sends.pause();
+    try {
+      await t.get(EscalationJobs).pages([email.pageId], false);
+      expect(await processor.run({ pageIds: [pageId] }, { id: 'held-1' })).toEqual({ sent: 1 });
+      // Well past the rechecks, well within the longest wait (5 s).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await pageRow(pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+    } finally {
+      await sends.resume();
+    }
+    await expectEventually(async () =>
+      expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
+    );
+    await expectEventually(async () =>
+      expect(await pageRow(email.pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
+    );
+  });
+
   it('e-mail, call and text pages wait for the in-app pages being delivered before them', async () => {
     const inApp = await page('in_app', { accountId: admin.accountId });
     const email = await page('email', { accountId: admin.accountId });

@@ -57,6 +57,59 @@ describe('IdleWriter', () => {
     await Promise.all([busy, busyFull]);
   });
 
+  it('holds items while the work runs elsewhere, asking again until it stops', async () => {
+    let elsewhere = true;
+    let asked = 0;
+    const { idle, writes } = writer({
+      recheckMs: 10,
+      busyElsewhere: async () => {
+        asked += 1;
+        return elsewhere;
+      },
+    });
+    const written = idle.add(1);
+    await tick(35);
+    expect(writes).toEqual([]);
+    expect(asked).toBeGreaterThanOrEqual(3);
+    elsewhere = false;
+    await written;
+    expect(writes).toEqual([[1]]);
+  });
+
+  it('does not ask elsewhere while busy here, and writes at the deadline whatever runs elsewhere', async () => {
+    let asked = 0;
+    const { idle, writes } = writer({
+      maxDelayMs: 40,
+      recheckMs: 10,
+      busyElsewhere: async () => {
+        asked += 1;
+        return true;
+      },
+    });
+    let release!: () => void;
+    const busy = idle.busy(() => new Promise<void>((resolve) => (release = resolve)));
+    const written = idle.add(1);
+    await tick(20);
+    expect(asked).toBe(0);
+    release();
+    await busy;
+    await tick(5);
+    expect(writes).toEqual([]);
+    await written;
+    expect(writes).toEqual([[1]]);
+    expect(asked).toBeGreaterThanOrEqual(1);
+  });
+
+  it('writes when asking elsewhere fails', async () => {
+    const { idle, writes } = writer({
+      busyElsewhere: async () => {
+        throw new Error('redis down');
+      },
+    });
+    await idle.add(1);
+    expect(writes).toEqual([[1]]);
+  });
+
   it('rejects the items of a failed write', async () => {
     const idle = new IdleWriter<number>(
       async () => {

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { JobQueue, QueueName } from '@platform/queue';
 import { IdleWriter } from './idle-writer.js';
 import { IN_APP_CLAIMANT } from './page-outcomes.js';
 import { type PageSettlement, PagesRepository } from './pages.repository.js';
@@ -8,11 +9,14 @@ const IN_APP_RECORD_DELAY_MS = 5_000;
 
 /**
  * In-app page outcomes recorded behind the work that sent them (page jobs, and the step runs
- * whose statements notify: see StepNotifications): once this process's page work pauses
- * (within IN_APP_RECORD_DELAY_MS during a long burst), a few large statements, so a
- * burst's notifications go out first and its bookkeeping follows. Safe to lose (a crash, a
- * failed write): the page stays pending, the sweeper delivers it again, and its notification's
- * idempotency key makes that delivery find the notification written and pushed, and record it.
+ * whose statements notify: see StepNotifications): once this process's page work pauses and no
+ * page job waits or runs on any worker (the page queues' counts), within IN_APP_RECORD_DELAY_MS
+ * during a long burst, a few large statements, so a burst's notifications and e-mails go out
+ * first and its bookkeeping follows (in a burst of 10,000 pages, a settle written between the
+ * steps and their e-mails, or beside another worker's last e-mails, took the database from
+ * them). Safe to lose (a crash, a failed write): the page stays pending, the sweeper delivers it
+ * again, and its notification's idempotency key makes that delivery find the notification
+ * written and pushed, and record it.
  */
 @Injectable()
 export class InAppOutcomes implements OnApplicationShutdown {
@@ -22,11 +26,24 @@ export class InAppOutcomes implements OnApplicationShutdown {
       // In-app pages are never claimed: any claimant settles them.
       await this.pages.settleMany(items, IN_APP_CLAIMANT);
     },
-    { maxBatch: 2_000, maxDelayMs: IN_APP_RECORD_DELAY_MS, maxPending: 50_000 },
+    {
+      maxBatch: 2_000,
+      maxDelayMs: IN_APP_RECORD_DELAY_MS,
+      maxPending: 50_000,
+      busyElsewhere: async () =>
+        (
+          await Promise.all(
+            [QueueName.Pages, QueueName.PageSends].map((name) => this.queue.unfinished(name)),
+          )
+        ).some((n) => n > 0),
+    },
   );
   private readonly writing = new Set<Promise<void>>();
 
-  constructor(private readonly pages: PagesRepository) {}
+  constructor(
+    private readonly pages: PagesRepository,
+    private readonly queue: JobQueue,
+  ) {}
 
   /** Runs page work (a page job, a run of steps): outcomes wait while any runs. */
   busy<R>(job: () => Promise<R>): Promise<R> {
