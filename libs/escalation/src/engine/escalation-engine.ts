@@ -255,16 +255,16 @@ export class EscalationEngine extends EscalationOpener {
       for (const r of resolved[n]) if (r.kind === 'account') ids.add(r.accountId);
       accounts.set(target.organization_id, ids);
     });
+    const groups = [...accounts].map(([organizationId, ids]) => ({
+      organizationId,
+      accountIds: [...ids],
+    }));
+    const decisions = await this.notifications.inAppDecisions(PAGE_CATEGORY, groups);
     const notified = new Set<string>();
-    await Promise.all(
-      [...accounts].map(async ([organizationId, ids]) => {
-        const decisions = await this.notifications.inAppDecisions(PAGE_CATEGORY, organizationId, [
-          ...ids,
-        ]);
-        for (const [accountId, decision] of decisions)
-          if (decision.inApp) notified.add(`${organizationId}/${accountId}`);
-      }),
-    );
+    groups.forEach(({ organizationId }, n) => {
+      for (const [accountId, decision] of decisions[n])
+        if (decision.inApp) notified.add(`${organizationId}/${accountId}`);
+    });
     return notified;
   }
 

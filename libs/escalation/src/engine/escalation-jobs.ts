@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@platform/core';
-import { JobName, JobQueue } from '@platform/queue';
+import { JobName, JobQueue, QueueName } from '@platform/queue';
 import type { JobsOptions } from 'bullmq';
 
 /**
@@ -139,6 +139,16 @@ export class EscalationJobs {
         })),
       );
     }
+  }
+
+  /** Page jobs waiting or running on any worker; 0 when Redis cannot tell (nor take jobs). */
+  async pageJobsUnfinished(): Promise<number> {
+    const counts = await Promise.all(
+      [QueueName.Pages, QueueName.PageSends].map((name) =>
+        this.queue.unfinished(name).catch(() => 0),
+      ),
+    );
+    return counts[0] + counts[1];
   }
 
   private options(jobId: string, dueAt: Date): JobsOptions {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
-import { JobName, JobQueue, QueueName, RecoverySweeper } from '@platform/queue';
+import { JobName, JobQueue, RecoverySweeper } from '@platform/queue';
 import { EscalationInstancesRepository } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
 
@@ -42,7 +42,7 @@ export class EscalationSweeper extends RecoverySweeper {
   /** One sweep; resolves when it is done. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
-    const pageJobs = await this.pageJobsUnfinished();
+    const pageJobs = await this.jobs.pageJobsUnfinished();
     const [steps, reEscalations, pages] = await Promise.all([
       this.instances.dueInstants(now, SWEEP_LIMIT),
       this.instances.dueReEscalations(now, SWEEP_LIMIT),
@@ -61,16 +61,6 @@ export class EscalationSweeper extends RecoverySweeper {
       ...steps.map((dueAt) => EscalationJobs.stepJobId(dueAt)),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),
     ]);
-  }
-
-  /** Page jobs waiting or running on any worker; 0 when Redis cannot tell (nor take jobs). */
-  private async pageJobsUnfinished(): Promise<number> {
-    const counts = await Promise.all(
-      [QueueName.Pages, QueueName.PageSends].map((name) =>
-        this.queue.unfinished(name).catch(() => 0),
-      ),
-    );
-    return counts[0] + counts[1];
   }
 
   /** Jobs enqueued with a delay by another clock (or before a clock jump) run now. */

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { JobQueue, QueueName } from '@platform/queue';
+import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { IdleWriter } from './idle-writer.js';
 import { IN_APP_CLAIMANT } from './page-outcomes.js';
 import { type PageSettlement, PagesRepository } from './pages.repository.js';
@@ -30,19 +30,14 @@ export class InAppOutcomes implements OnApplicationShutdown {
       maxBatch: 2_000,
       maxDelayMs: IN_APP_RECORD_DELAY_MS,
       maxPending: 50_000,
-      busyElsewhere: async () =>
-        (
-          await Promise.all(
-            [QueueName.Pages, QueueName.PageSends].map((name) => this.queue.unfinished(name)),
-          )
-        ).some((n) => n > 0),
+      busyElsewhere: async () => (await this.jobs.pageJobsUnfinished()) > 0,
     },
   );
   private readonly writing = new Set<Promise<void>>();
 
   constructor(
     private readonly pages: PagesRepository,
-    private readonly queue: JobQueue,
+    private readonly jobs: EscalationJobs,
   ) {}
 
   /** Runs page work (a page job, a run of steps): outcomes wait while any runs. */

@@ -9,10 +9,10 @@ import { PAGE_CATEGORY } from './page-notification.js';
  * The in-app pages a step statement wrote with their notifications (see RUN_STEPS), announced
  * as it commits: each notification pushed to the account's sockets with the unread counts, then
  * each page's outcome (sent) recorded behind the burst as a page job's in-app outcomes are
- * (InAppOutcomes) and its latency observed. The notification is the delivery: a push lost to an outage
- * or a crash leaves it for the account's next fetch, as any in-app push; an outcome lost leaves
- * the page pending for the sweeper, whose page job finds the notification by its key and
- * records it.
+ * (InAppOutcomes) and its latency observed. The notification is the delivery: a push lost to
+ * an outage or a crash leaves it for the account's next fetch, as any in-app push; an outcome
+ * lost leaves the page pending for the sweeper, whose page job finds the notification by its
+ * key and records it.
  */
 @Injectable()
 export class StepNotifications {

@@ -94,30 +94,31 @@ export class NotifyService {
   }
 
   /**
-   * Each account's decision for an in-app notification of the category in the organization, made
-   * now exactly as notifyEach makes it (the account's rules, an org admin's mandatory
-   * categories), for a caller that writes the notifications in a statement of its own
-   * (insertNotifications) and announces them (InAppChannel.announce). Accounts gone are left out.
+   * Each account's decision for an in-app notification of the category in its group's
+   * organization, made now exactly as notifyEach makes it (the account's rules, an org admin's
+   * mandatory categories) and read for all groups at once, for a caller that writes the
+   * notifications in a statement of its own (insertNotifications) and announces them
+   * (InAppChannel.announce). Per group, in order; accounts gone are left out.
    */
   async inAppDecisions(
     categoryKey: string,
-    organizationId: string | null,
-    accountIds: readonly string[],
-  ): Promise<Map<string, DeliveryDecision>> {
-    const request: NotifyRequest = {
+    groups: ReadonlyArray<{ organizationId: string | null; accountIds: readonly string[] }>,
+  ): Promise<Array<Map<string, DeliveryDecision>>> {
+    const requests: NotifyRequest[] = groups.map(({ organizationId, accountIds }) => ({
       category: categoryKey,
       eventType: categoryKey,
       organizationId,
       recipients: [...accountIds],
       channels: ['in_app'],
       payload: {},
-    };
-    const categories = requestCategories([request], await this.categories());
-    if (accountIds.length === 0) return new Map();
+    }));
+    const categories = requestCategories(requests, await this.categories());
+    if (requests.every((r) => r.recipients.length === 0)) return requests.map(() => new Map());
     const now = this.clock.now();
-    const data = await this.load([request], categories, now);
-    const [outcomes] = planNotifications([request], categories, data, now).outcomes;
-    return new Map(outcomes.map(({ accountId, decision }) => [accountId, decision]));
+    const data = await this.load(requests, categories, now);
+    return planNotifications(requests, categories, data, now).outcomes.map(
+      (outcomes) => new Map(outcomes.map(({ accountId, decision }) => [accountId, decision])),
+    );
   }
 
   /**
