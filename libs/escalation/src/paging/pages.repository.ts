@@ -162,14 +162,12 @@ export class PagesRepository {
     const rows: Array<{ id: string }> = await this.dataSource.query(
       `WITH outcome AS (${OUTCOME_ROWS}),
        ${recordDeliveryOutcomes(
-         'recorded',
+         'settled',
          `outcome o JOIN escalation_page p ON p.id = o.id
             AND (p.claimed_by = $13 OR (p.channel = 'in_app' AND p.claimed_by IS NULL))`,
-       )}, settled AS (
-         SELECT p.id, p.project_id, p.alert_id, p.instance_id, p.account_id, p.contact_label,
-                p.channel, p.generation, p.repeat_count, p.step_index, r.status, r.at
-           FROM recorded r JOIN escalation_page p ON p.id = r.id
-       ), released AS (
+         `p.project_id, p.alert_id, p.instance_id, p.account_id, p.contact_label, p.channel,
+          p.generation, p.repeat_count, p.step_index`,
+       )}, released AS (
          UPDATE escalation_page p
             SET phone_number = coalesce(x.phone_number, p.phone_number),
                 claimed_by = CASE WHEN s.status = 'pending' THEN NULL ELSE p.claimed_by END,
@@ -177,6 +175,9 @@ export class PagesRepository {
            FROM settled s JOIN unnest($1::uuid[], $12::text[]) AS x (id, phone_number)
              ON x.id = s.id
           WHERE p.id = s.id
+            -- Implied by the next condition, but on the batch alone: a page sent by e-mail or
+            -- in-app (most of a burst) is not looked up at all.
+            AND (s.status = 'pending' OR x.phone_number IS NOT NULL)
             AND ((s.status = 'pending' AND p.claimed_by IS NOT NULL) OR x.phone_number IS NOT NULL)
        ), ledger AS (
          INSERT INTO escalation_ledger

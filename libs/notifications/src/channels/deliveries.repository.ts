@@ -83,7 +83,8 @@ export function insertDeliveries(select: string): string {
  * status, reason, attempts, provider id and times on the delivery, an attempt row per attempted
  * outcome. `from` is a FROM list naming the outcome rows `o` (with OUTCOME_COLUMNS), which may
  * join what else decides whether they are recorded (a source's claim). `<name>` answers the
- * recorded delivery ids (`id`) with their status after it (`status`) and the outcome's `at`.
+ * recorded delivery ids (`id`) with their status after it (`status`) and the outcome's `at`, and
+ * `returning`, columns of `from` the caller needs of each record (saves reading them again).
  *
  * The statement's `$1` must be the outcome rows' ids (OUTCOME_ROWS and outcomeParameters make it
  * so): the records are looked up by those ids on the primary key, whatever the statistics say.
@@ -94,7 +95,7 @@ export function insertDeliveries(select: string): string {
  * cheapest plan, and the status is compared in a form that does not imply that index's
  * predicate; the comparison still holds for the row version the update writes.
  */
-export function recordDeliveryOutcomes(name: string, from: string): string {
+export function recordDeliveryOutcomes(name: string, from: string, returning = ''): string {
   return `${name} AS (
     UPDATE delivery d
        SET status = o.status, reason = o.reason,
@@ -107,7 +108,7 @@ export function recordDeliveryOutcomes(name: string, from: string): string {
      WHERE d.id = ANY (ARRAY(SELECT unnest($1::uuid[]))) AND d.id = o.id
        AND d.status || '' = 'pending'
      RETURNING d.id, d.attempts, d.status, o.attempted, o.reason, o.started_at, o.duration_ms,
-               o.response_status, o.response_body, o.at
+               o.response_status, o.response_body, o.at${returning ? `, ${returning}` : ''}
   ), ${name}_attempts AS (
     INSERT INTO delivery_attempt
       (delivery_id, attempt, started_at, duration_ms, outcome, reason, response_status,
