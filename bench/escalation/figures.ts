@@ -13,6 +13,7 @@ export const ms = (value: number) =>
 
 export interface Spread {
   n: number;
+  min: number;
   p50: number;
   p99: number;
   max: number;
@@ -22,6 +23,7 @@ export function spread(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   return {
     n: sorted.length,
+    min: sorted[0] ?? NaN,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted.at(-1) ?? NaN,
