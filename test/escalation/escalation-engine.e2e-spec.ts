@@ -49,14 +49,23 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
 
   const BOB_PHONE = '+15550001002';
 
+  /** Where an alert fires: a project, an admin of its organization and its ingest token. */
+  interface Project {
+    id: string;
+    admin: TestAccount;
+    token: string;
+  }
+  const home = (): Project => ({ id: projectId, admin: owner, token });
+
   const chain = async (
     steps: StepSpec[],
     options: { reEscalationAfter?: number; repeats?: number } = {},
+    project = home(),
   ) => {
     const [{ id }] = await db.query<Array<{ id: string }>>(
       `INSERT INTO escalation_chain (project_id, name, re_escalation_after, repeats, created_at, updated_at)
        VALUES ($1, $2, $3, $4, now(), now()) RETURNING id`,
-      [projectId, `chain ${++sequence}`, options.reEscalationAfter ?? null, options.repeats ?? 0],
+      [project.id, `chain ${++sequence}`, options.reEscalationAfter ?? null, options.repeats ?? 0],
     );
     for (const [position, step] of steps.entries()) {
       await db.query(
@@ -78,11 +87,11 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
   };
 
   /** A route matching `label=value` that opens `chainId` and notifies nobody in-app. */
-  const route = async (value: string, chainId: string) =>
+  const route = async (value: string, chainId: string, project = home()) =>
     t
       .request()
-      .post(`/projects/${projectId}/alert_routes`)
-      .set(bearer(owner.jwt))
+      .post(`/projects/${project.id}/alert_routes`)
+      .set(bearer(project.admin.jwt))
       .send({
         priority: ++sequence,
         matchers: [{ label: 'case', op: 'eq', value }],
@@ -91,11 +100,16 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       })
       .expect(201);
 
-  const ingest = (fingerprint: string, value: string, status: 'firing' | 'resolved') =>
+  const ingest = (
+    fingerprint: string,
+    value: string,
+    status: 'firing' | 'resolved',
+    project = home(),
+  ) =>
     t
       .request()
-      .post(`/projects/${projectId}/alerts`)
-      .set('X-Access-Token', token)
+      .post(`/projects/${project.id}/alerts`)
+      .set('X-Access-Token', project.token)
       .send({
         version: '4',
         status,
@@ -115,14 +129,18 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       .expect(200);
 
   /** Fires a new alert through a route with a chain of `steps`; answers the alert id. */
-  const fire = async (steps: StepSpec[], options?: Parameters<typeof chain>[1]) => {
+  const fire = async (
+    steps: StepSpec[],
+    options?: Parameters<typeof chain>[1],
+    project = home(),
+  ) => {
     const value = `case-${++sequence}`;
-    await route(value, await chain(steps, options));
+    await route(value, await chain(steps, options, project), project);
     const fingerprint = `fp-${value}`;
-    await ingest(fingerprint, value, 'firing');
+    await ingest(fingerprint, value, 'firing', project);
     const [{ id }] = await db.query<Array<{ id: string }>>(
       'SELECT id FROM alert WHERE project_id = $1 AND fingerprint = $2',
-      [projectId, fingerprint],
+      [project.id, fingerprint],
     );
     return { alertId: id, fingerprint, value };
   };
@@ -167,6 +185,24 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       [account.accountId, alertId],
     );
   const advance = (seconds: number) => t.clock.advance({ seconds });
+  /** The account's own in-app rule for escalation pages. */
+  const inAppRule = (account: TestAccount, enabled: boolean) =>
+    t
+      .request()
+      .patch('/notification_preferences')
+      .set(bearer(account.jwt))
+      .send({ preferences: [{ category_key: 'alert_escalation', channel: 'in_app', enabled }] })
+      .expect(200);
+  /** Each page of the alert, by step: its account, outcome and how many notifications it wrote. */
+  const pageOutcomes = (alertId: string) =>
+    db.query<Array<Record<string, unknown>>>(
+      `SELECT p.account_id, d.status, d.reason,
+              (SELECT count(*)::int FROM notification n
+                WHERE n.idempotency_key = 'escalation-page/' || p.id) AS notifications
+         FROM escalation_page p JOIN delivery d ON d.id = p.id
+        WHERE p.alert_id = $1 ORDER BY p.step_index`,
+      [alertId],
+    );
   const ack = (alertId: string, who = alice) =>
     t
       .request()
@@ -372,17 +408,8 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
   });
 
   it("leaves an in-app page the member's rules withhold to the page job, which records the rule; an admin's is mandatory", async () => {
-    const inApp = (account: TestAccount, enabled: boolean) =>
-      t
-        .request()
-        .patch('/notification_preferences')
-        .set(bearer(account.jwt))
-        .send({
-          preferences: [{ category_key: 'alert_escalation', channel: 'in_app', enabled }],
-        })
-        .expect(200);
-    await inApp(carol, false);
-    await inApp(owner, false);
+    await inAppRule(carol, false);
+    await inAppRule(owner, false);
     const notifyEach = jest.spyOn(t.get(NotifyService), 'notifyEach');
     try {
       const { alertId } = await fire([
@@ -390,14 +417,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
         { target: 'member', member: owner.accountId, channels: ['in_app'] },
       ]);
       const settled = await eventually(async () => {
-        const rows = await db.query<Array<Record<string, unknown>>>(
-          `SELECT p.account_id, d.status, d.reason,
-                  (SELECT count(*)::int FROM notification n
-                    WHERE n.idempotency_key = 'escalation-page/' || p.id) AS notifications
-             FROM escalation_page p JOIN delivery d ON d.id = p.id
-            WHERE p.alert_id = $1 ORDER BY p.step_index`,
-          [alertId],
-        );
+        const rows = await pageOutcomes(alertId);
         return rows.length === 2 && rows.every((r) => r.status !== 'pending') && rows;
       }, 'both pages settled');
       expect(settled).toEqual([
@@ -417,8 +437,85 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
       ).toEqual([[[carol.accountId]]]);
     } finally {
       notifyEach.mockRestore();
-      await inApp(carol, true);
-      await inApp(owner, true);
+      await inAppRule(carol, true);
+      await inAppRule(owner, true);
+    }
+  });
+
+  it("decides a round's in-app rules per organization: withheld where the account is a member, mandatory where it is an admin", async () => {
+    const erin = await createAccount(t, t.sink, 'erin@second.example', 'Second Org');
+    // Carol's first invitation is in the sink still.
+    t.sink.clear();
+    await addMember(t, t.sink, erin, carol.login, 'admin');
+    const secondId = await alertsProject(t, erin);
+    const second: Project = {
+      id: secondId,
+      admin: erin,
+      token: (
+        await t
+          .request()
+          .post(`/projects/${secondId}/alert_ingest_tokens`)
+          .set(bearer(erin.jwt))
+          .expect(201)
+      ).body.data.token as string,
+    };
+    await inAppRule(carol, false);
+    const decisions = jest.spyOn(t.get(NotifyService), 'inAppDecisions');
+    try {
+      // Both first steps fall due at the same instant, so one round decides both.
+      const step: StepSpec = {
+        delay: 60,
+        target: 'member',
+        member: carol.accountId,
+        channels: ['in_app'],
+      };
+      const inMember = await fire([step]);
+      const inAdmin = await fire([step], undefined, second);
+      // Escalations open behind the ingest: both at the same time, before the clock moves.
+      await eventually(
+        async () => (await instance(inMember.alertId)) && (await instance(inAdmin.alertId)),
+        'both escalations open',
+      );
+      advance(60);
+      const settledOf = (alertId: string) =>
+        eventually(async () => {
+          const rows = await pageOutcomes(alertId);
+          return rows.length === 1 && rows[0].status !== 'pending' && rows;
+        }, `the page of ${alertId} settled`);
+      expect(await settledOf(inMember.alertId)).toEqual([
+        {
+          account_id: carol.accountId,
+          status: 'skipped',
+          reason: 'in_app_disabled',
+          notifications: 0,
+        },
+      ]);
+      expect(await settledOf(inAdmin.alertId)).toEqual([
+        { account_id: carol.accountId, status: 'sent', reason: null, notifications: 1 },
+      ]);
+      // The notification belongs to the organization whose admin was paged.
+      expect(
+        await db.query(
+          `SELECT organization_id FROM notification
+            WHERE account_id = $1 AND payload ->> 'alert_id' = $2`,
+          [carol.accountId, inAdmin.alertId],
+        ),
+      ).toEqual([{ organization_id: erin.organizationId }]);
+      // One call decided the round for both organizations, each its own group.
+      const groupsOfRound = decisions.mock.calls
+        .map(([, groups]) =>
+          groups.map((g) => [g.organizationId, [...g.accountIds]] as const).sort(),
+        )
+        .filter((groups) => groups.length === 2);
+      expect(groupsOfRound).toEqual([
+        [
+          [owner.organizationId, [carol.accountId]],
+          [erin.organizationId, [carol.accountId]],
+        ].sort(),
+      ]);
+    } finally {
+      decisions.mockRestore();
+      await inAppRule(carol, true);
     }
   });
 

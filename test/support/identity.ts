@@ -29,7 +29,10 @@ export async function signupBody(
   };
 }
 
-/** The value following `label:` in the newest e-mail to `to`. */
+/**
+ * The value following `label:` in the first e-mail to `to` that has one, waiting for it to arrive:
+ * clear the sink before a second such e-mail to the same address.
+ */
 export async function tokenFromMail(sink: SmtpSink, to: string, label: string): Promise<string> {
   const mail = await sink.waitFor(
     (m) =>
