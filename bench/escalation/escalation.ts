@@ -2,7 +2,7 @@ import { CpuMeter } from '../notifications/cpu-usage.js';
 import type { SmtpCounter } from '../notifications/smtp-counter.js';
 import type { TestApp } from '@platform/testing';
 import { burst, type BurstFigures, ESCALATIONS, TIMEOUT_MS } from './burst.js';
-import { Block, envNumber, machineReference, ms, spreadText } from './figures.js';
+import { Block, envNumber, ms, spreadText } from './figures.js';
 
 /** Print the plan of one batch of steps (EXPLAIN ANALYZE, rolled back) before the run. */
 const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
@@ -25,7 +25,6 @@ export async function escalationPhase(
   let first: BurstFigures | null = null;
   if (FIRST_BURST)
     first = await burst(t, smtp, workerPids, { domain: `first.${DOMAIN}`, explain: false });
-  const reference = machineReference();
   const b = await burst(t, smtp, workerPids, { domain: DOMAIN, explain: EXPLAIN });
   const pagesExpected = 2 * ESCALATIONS;
   const block = new Block(
@@ -72,10 +71,6 @@ export async function escalationPhase(
       `${mailSpan > 0 ? Math.round((m.n - 1) / mailSpan) : 'n/a'} a second to the last`,
   );
   block.line(`from the step jobs queued to the last frame and e-mail: ${CpuMeter.format(b.cpu)}`);
-  block.line(
-    `machine speed before the burst: SHA-256 of 64 MiB in ${reference.toFixed(0)} ms ` +
-      `(best of three; lower is quicker)`,
-  );
   block.line(
     `worker peak resident memory: ${b.workerPeakMiB.join(', ')} MiB; connections to the ` +
       `database at most ${b.peakConnections} (sampled every 500 ms)`,

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** What the phases share to turn times into printed figures with their targets. */
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,23 +67,4 @@ export function envNumber(name: string, fallback: number): number {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${name} must be a number ≥ 0`);
   return parsed;
-}
-
-const REFERENCE_CHUNK = Buffer.alloc(1 << 20, 7);
-
-/**
- * How quick the machine is right now: milliseconds to hash 64 MiB with SHA-256 in this process
- * (the best of three). The figures of a shared machine move with it from one moment to the next;
- * printed beside them, it tells a slower moment from a slower build.
- */
-export function machineReference(): number {
-  let best = Infinity;
-  for (let round = 0; round < 3; round += 1) {
-    const started = performance.now();
-    const hash = createHash('sha256');
-    for (let n = 0; n < 64; n += 1) hash.update(REFERENCE_CHUNK);
-    hash.digest();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
 }
