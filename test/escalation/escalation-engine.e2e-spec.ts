@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { EscalationEngine, pageKey } from '@platform/escalation';
+import { EscalationEngine, EscalationJobs, pageKey } from '@platform/escalation';
 import { NotifyService } from '@platform/notifications';
+import { JobName, JobQueue } from '@platform/queue';
 import { deleteRedisPrefix, FakeTwilio, eventually } from '@platform/testing';
+import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import {
   CableSocket,
@@ -782,6 +784,34 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
         recipients: [carol.accountId],
       });
     });
+  });
+
+  it('runs a step whose job Redis kept without its place in the queue (the sweeper clears the record)', async () => {
+    const { alertId } = await fire([
+      { target: 'member', member: alice.accountId, channels: ['in_app'] },
+      { delay: 60, target: 'member', member: alice.accountId, channels: ['in_app'] },
+    ]);
+    await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 1, 'step 1');
+    const [{ due_at: dueAt }] = await db.query<Array<{ due_at: Date }>>(
+      `SELECT d.due_at FROM escalation_due d JOIN escalation_instance i ON i.id = d.instance_id
+        WHERE i.alert_id = $1`,
+      [alertId],
+    );
+    const jobs = t.get(JobQueue);
+    const queue = jobs.queue(jobs.queueOf(JobName.EscalationStep));
+    const jobId = EscalationJobs.stepJobId(dueAt);
+    await eventually(async () => (await queue.getJob(jobId)) !== undefined, "step 2's job");
+    // The job's record stays, its place among the delayed jobs is lost.
+    const redis = new Redis(t.config.redisUrl);
+    try {
+      expect(await redis.zrem(queue.keys.delayed, jobId)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await (await queue.getJob(jobId))!.getState()).toBe('unknown');
+
+    advance(60);
+    await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 2, 'step 2');
   });
 
   it('delivers every remaining step exactly once after Redis is flushed mid-escalation', async () => {

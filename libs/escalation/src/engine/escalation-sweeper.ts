@@ -25,7 +25,8 @@ export function stalePagesBefore(now: Date, pageJobsUnfinished: number): Date {
 /**
  * Recovers escalation work that Redis lost: every ESCALATION_SWEEP_INTERVAL_MS it re-enqueues
  * every due step, every due re-escalation and every page left pending (see stalePagesBefore),
- * and promotes a delayed job that is already due by the clock.
+ * promotes a delayed job that is already due by the clock, and clears a due job's record that
+ * Redis kept without its place in the queue.
  */
 @Injectable()
 export class EscalationSweeper extends RecoverySweeper {
@@ -63,14 +64,22 @@ export class EscalationSweeper extends RecoverySweeper {
     ]);
   }
 
-  /** Jobs enqueued with a delay by another clock (or before a clock jump) run now. */
+  /**
+   * Jobs enqueued with a delay by another clock (or before a clock jump) run now. A job record
+   * that is in none of the queue's states (Redis lost its set but not its record, e.g. a partial
+   * flush or eviction) would keep its id taken, so re-enqueueing it would change nothing: it is
+   * removed, and the next sweep enqueues the work again.
+   */
   private async promote(jobIds: readonly string[]): Promise<void> {
     if (jobIds.length === 0) return;
     const queue = this.queue.queue(this.queue.queueOf(JobName.EscalationStep));
     await Promise.all(
       jobIds.map(async (id) => {
         const job = await queue.getJob(id);
-        if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+        if (!job) return;
+        const state = await job.getState();
+        if (state === 'delayed') await job.promote().catch(() => undefined);
+        else if (state === 'unknown') await job.remove().catch(() => undefined);
       }),
     );
   }
