@@ -138,12 +138,7 @@ export async function burst(
     const deadline = due + TIMEOUT_MS;
     const ours = (mail: MailArrival) => mail.to.every((to) => to.endsWith(`@${options.domain}`));
     const mailsBefore = smtp.arrivals.items.length;
-    let seenMails = 0;
-    let checked = mailsBefore;
-    const mailsDone = smtp.arrivals.until((items) => {
-      for (; checked < items.length; checked += 1) if (ours(items[checked])) seenMails += 1;
-      return seenMails >= ESCALATIONS;
-    }, deadline);
+    const mailsDone = smtp.arrivals.untilCount(mailsBefore, ours, ESCALATIONS, deadline);
     const framesDone = listeners.waitFor('alert_escalation', ESCALATIONS, deadline);
 
     const rowsDone = (async () => {

@@ -82,13 +82,7 @@ export class CableListeners {
 
   /** Resolves true once `count` frames of the event type arrived, false at the deadline. */
   waitFor(eventType: string, count: number, deadline: number): Promise<boolean> {
-    let seen = 0;
-    let checked = 0;
-    return this.frames.until((items) => {
-      for (; checked < items.length; checked += 1)
-        if (items[checked].eventType === eventType) seen += 1;
-      return seen >= count;
-    }, deadline);
+    return this.frames.untilCount(0, (frame) => frame.eventType === eventType, count, deadline);
   }
 
   async close(): Promise<void> {

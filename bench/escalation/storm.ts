@@ -41,12 +41,7 @@ export async function stormPhase(t: TestApp, smtp: SmtpCounter): Promise<Block> 
     const answer = await ingest(t, customer, alerts);
     const deadline = answer.answeredAt + TIMEOUT_MS;
     const framesDone = listeners.waitFor('alert_firing', expected, deadline);
-    let seenMails = 0;
-    let checked = mailsBefore;
-    const mailsDone = smtp.arrivals.until((items) => {
-      for (; checked < items.length; checked += 1) if (stormMail(items[checked])) seenMails += 1;
-      return seenMails >= expected;
-    }, deadline);
+    const mailsDone = smtp.arrivals.untilCount(mailsBefore, stormMail, expected, deadline);
     const [allFrames, allMails] = await Promise.all([framesDone, mailsDone]);
 
     const frames = listeners.of('alert_firing').map((f) => f.at - answer.answeredAt);

@@ -28,4 +28,17 @@ export class ArrivalLog<T> {
       });
     }
   }
+
+  /**
+   * Resolves true once `count` items matching `matches` arrived after the first `from`, false
+   * when `deadline` (epoch ms) passes first. Each item is looked at once.
+   */
+  untilCount(from: number, matches: (item: T) => boolean, count: number, deadline: number) {
+    let seen = 0;
+    let checked = from;
+    return this.until((items) => {
+      for (; checked < items.length; checked += 1) if (matches(items[checked])) seen += 1;
+      return seen >= count;
+    }, deadline);
+  }
 }

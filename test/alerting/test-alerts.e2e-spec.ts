@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FakeTwilio, type TestApp, eventually } from '@platform/testing';
 import { JobName, JobQueue } from '@platform/queue';
+import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { TestAlertJobs } from '../../libs/alerting/src/test-alerts/test-alert-jobs.js';
 import {
@@ -518,6 +519,29 @@ describe('test alerts', () => {
     ).toEqual(resolved);
     expect((await kinds(alert.id)).filter((k) => k === 'resolved')).toEqual(['resolved']);
     expect(receiver.received.items.filter(isResolvedWebhookOf(alert.id))).toHaveLength(1);
+  });
+
+  it('resolves itself though Redis kept its job without its place in the queue', async () => {
+    nextMinute();
+    const alert = await created();
+    const jobs = t.get(JobQueue);
+    const queue = jobs.queue(jobs.queueOf(JobName.TestAlertResolve));
+    const jobId = TestAlertJobs.jobId(alert.id);
+    await eventually(async () => (await queue.getJob(jobId)) !== undefined, 'the resolution job');
+    // The record stays, its place among the delayed jobs is lost: its id stays taken.
+    const redis = new Redis(t.config.redisUrl);
+    try {
+      expect(await redis.zrem(queue.keys.delayed, jobId)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await (await queue.getJob(jobId))!.getState()).toBe('unknown');
+
+    t.clock.advance({ seconds: 600 });
+    await eventually(
+      async () => (await testAlertRow(alert.id)).outcome === 'resolved',
+      'auto-resolution',
+    );
   });
 
   it('is suppressed by an active maintenance window and by a route cooldown, like any alert', async () => {

@@ -71,6 +71,27 @@ export class JobQueue {
     return ids;
   }
 
+  /**
+   * For jobs a sweeper enqueued again because their work is due by the clock: a job still waiting
+   * out a delay another clock (or a clock jump) set runs now, and a job record that is in none of
+   * the queue's states (Redis lost its set but kept the record: a partial flush, an eviction) is
+   * removed, since its id would stay taken and enqueueing it again would change nothing. The next
+   * sweep enqueues that work anew.
+   */
+  async releaseDue(name: JobName, jobIds: readonly string[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    const queue = this.queue(this.queueOf(name));
+    await Promise.all(
+      jobIds.map(async (id) => {
+        const job = await queue.getJob(id);
+        if (!job) return;
+        const state = await job.getState();
+        if (state === 'delayed') await job.promote().catch(() => undefined);
+        else if (state === 'unknown') await job.remove().catch(() => undefined);
+      }),
+    );
+  }
+
   async depths(): Promise<Record<QueueName, Record<string, number>>> {
     const entries = await Promise.all(
       Object.values(QueueName).map(async (name) => {

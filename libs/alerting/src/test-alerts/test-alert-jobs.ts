@@ -42,14 +42,11 @@ export class TestAlertJobs {
     );
   }
 
-  /** Runs now those jobs still waiting out a delay another clock (or a clock jump) set. */
-  async promote(alertIds: readonly string[]): Promise<void> {
-    const queue = this.queue.queue(this.queue.queueOf(JobName.TestAlertResolve));
-    await Promise.all(
-      alertIds.map(async (alertId) => {
-        const job = await queue.getJob(TestAlertJobs.jobId(alertId));
-        if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
-      }),
+  /** Runs now those jobs still waiting out a delay, or clears a record Redis half lost. */
+  promote(alertIds: readonly string[]): Promise<void> {
+    return this.queue.releaseDue(
+      JobName.TestAlertResolve,
+      alertIds.map((alertId) => TestAlertJobs.jobId(alertId)),
     );
   }
 }

@@ -10,7 +10,8 @@ const SWEEP_LIMIT = 1000;
 /**
  * Makes sure every due test alert gets its auto-resolution job, whatever happened to Redis:
  * every ESCALATION_SWEEP_INTERVAL_MS it enqueues the job of each unsettled test alert due by
- * the clock and promotes one still delayed.
+ * the clock and promotes one still delayed (or clears its record, kept without its place in the
+ * queue).
  */
 @Injectable()
 export class TestAlertSweeper extends RecoverySweeper {

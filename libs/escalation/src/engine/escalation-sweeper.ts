@@ -58,29 +58,10 @@ export class EscalationSweeper extends RecoverySweeper {
       })),
     );
     await this.jobs.pageRetries(pages);
-    await this.promote([
+    // Step and re-escalation jobs share a queue.
+    await this.queue.releaseDue(JobName.EscalationStep, [
       ...steps.map((dueAt) => EscalationJobs.stepJobId(dueAt)),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),
     ]);
-  }
-
-  /**
-   * Jobs enqueued with a delay by another clock (or before a clock jump) run now. A job record
-   * that is in none of the queue's states (Redis lost its set but not its record, e.g. a partial
-   * flush or eviction) would keep its id taken, so re-enqueueing it would change nothing: it is
-   * removed, and the next sweep enqueues the work again.
-   */
-  private async promote(jobIds: readonly string[]): Promise<void> {
-    if (jobIds.length === 0) return;
-    const queue = this.queue.queue(this.queue.queueOf(JobName.EscalationStep));
-    await Promise.all(
-      jobIds.map(async (id) => {
-        const job = await queue.getJob(id);
-        if (!job) return;
-        const state = await job.getState();
-        if (state === 'delayed') await job.promote().catch(() => undefined);
-        else if (state === 'unknown') await job.remove().catch(() => undefined);
-      }),
-    );
   }
 }
