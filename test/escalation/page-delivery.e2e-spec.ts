@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { FakeTwilio, gatherAction, eventually, expectEventually } from '@platform/testing';
 import { DataSource } from 'typeorm';
 import { EscalationSweeper } from '../../libs/escalation/src/engine/escalation-sweeper.js';
-import { InAppOutcomes } from '../../libs/escalation/src/paging/in-app-outcomes.js';
+import { OutcomesBehind } from '../../libs/escalation/src/paging/outcomes-behind.js';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
 import { PagesRepository } from '../../libs/escalation/src/paging/pages.repository.js';
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
@@ -511,7 +511,7 @@ describe('escalation page delivery', () => {
       t.get(NotifyService),
       registryWith(new PhoneProvider(config, t.get(RateLimiter))),
       t.get(EscalationJobs),
-      t.get(InAppOutcomes),
+      t.get(OutcomesBehind),
       t.get(InAppFirst),
     );
     for (const channel of ['phone', 'sms'] as const) {
@@ -739,28 +739,53 @@ describe('escalation page delivery', () => {
     ).toEqual([{ n: 3 }]);
   });
 
-  it('records in-app outcomes only once no page job waits or runs on any worker', async () => {
+  it('records in-app and e-mail outcomes only once no page job waits or runs on any worker', async () => {
     const { pageId } = await page('in_app', { accountId: admin.accountId });
+    const mailed = await page('email', { accountId: admin.accountId });
     const email = await page('email', { accountId: admin.accountId });
+    const claimOf = async (id: string) =>
+      (
+        await db.query<Array<{ claimed_by: string | null }>>(
+          'SELECT claimed_by FROM escalation_page WHERE id = $1',
+          [id],
+        )
+      )[0].claimed_by;
     // An e-mail page job waiting (its queue paused: no worker takes it) stands for another
     // worker's e-mails still going out.
     const sends = t.get(JobQueue).queue(QueueName.PageSends);
     await sends.pause();
     try {
       await t.get(EscalationJobs).pages([email.pageId], false);
-      expect(await processor.run({ pageIds: [pageId] }, { id: 'held-1' })).toEqual({ sent: 1 });
+      expect(await processor.run({ pageIds: [pageId, mailed.pageId] }, { id: 'held-1' })).toEqual({
+        sent: 2,
+      });
+      await t.sink.waitFor((m) => m.to.includes(admin.login) && m.text.includes(mailed.alertId));
       // Well past the rechecks, well within the longest wait (5 s).
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(await pageRow(pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+      // Sent, not recorded yet: still the job's, so no other delivery sends it meanwhile.
+      expect(await pageRow(mailed.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(await claimOf(mailed.pageId)).toBe('held-1');
+      expect(await deliver(mailed.pageId, 'another-job')).toEqual({ outcome: 'done' });
     } finally {
       await sends.resume();
     }
-    await expectEventually(async () =>
-      expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
-    );
-    await expectEventually(async () =>
-      expect(await pageRow(email.pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
-    );
+    for (const id of [pageId, mailed.pageId, email.pageId])
+      await expectEventually(async () =>
+        expect(await pageRow(id)).toMatchObject({ status: 'sent', attempts: 1 }),
+      );
+    expect(await claimOf(mailed.pageId)).toBe('held-1');
+    // Recorded whole: the ledger row and the timeline event came with it.
+    expect(
+      await db.query(
+        `SELECT (SELECT count(*)::int FROM escalation_ledger
+                  WHERE instance_id = $1 AND channel = 'email') AS ledger,
+                (SELECT count(*)::int FROM alert_event
+                  WHERE alert_id = $2 AND kind = 'paged') AS events`,
+        [mailed.instanceId, mailed.alertId],
+      ),
+    ).toEqual([{ ledger: 1, events: 1 }]);
+    expect(t.sink.messages.filter((m) => m.text.includes(mailed.alertId))).toHaveLength(1);
   });
 
   it('e-mail, call and text pages wait for the in-app pages being delivered before them', async () => {

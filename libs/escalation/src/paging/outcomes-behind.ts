@@ -1,34 +1,38 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
 import { IdleWriter } from './idle-writer.js';
-import { IN_APP_CLAIMANT } from './page-outcomes.js';
-import { type PageSettlement, PagesRepository } from './pages.repository.js';
+import { type ClaimedSettlement, PagesRepository } from './pages.repository.js';
 
-/** The longest an in-app page's outcome waits for a pause in a burst before it is recorded. */
-const IN_APP_RECORD_DELAY_MS = 5_000;
+/** The longest a page's final outcome waits for a pause in a burst before it is recorded. */
+const RECORD_DELAY_MS = 5_000;
 
 /**
- * In-app page outcomes recorded behind the work that sent them (page jobs, and the step runs
- * whose statements notify: see StepNotifications): once this process's page work pauses and no
- * page job waits or runs on any worker (the page queues' counts), within IN_APP_RECORD_DELAY_MS
- * during a long burst, a few large statements, so a burst's notifications and e-mails go out
- * first and its bookkeeping follows (in a burst of 10,000 pages, a settle written between the
- * steps and their e-mails, or beside another worker's last e-mails, took the database from
- * them). Safe to lose (a crash, a failed write): the page stays pending, the sweeper delivers it
- * again, and its notification's idempotency key makes that delivery find the notification
- * written and pushed, and record it.
+ * Final outcomes of in-app and e-mail pages (sent, skipped, failed) recorded behind the work
+ * that produced them (page jobs, and the step runs whose statements notify: see
+ * StepNotifications): once this process's page work pauses and no page job waits or runs on
+ * any worker (the page queues' counts), within RECORD_DELAY_MS during a long burst, a few large
+ * statements, so a burst's notifications and e-mails go out first and its bookkeeping follows
+ * (in a burst of 10,000 pages, a settle written between the steps and their e-mails, or beside
+ * another worker's last e-mails, took the database from them; recording each sends job's
+ * e-mails as it ended was a third of the database's work while the e-mails went out).
+ *
+ * Safe to lose (a crash, a failed write): the page stays pending. An in-app page is delivered
+ * again by the sweeper, whose page job finds the notification by its idempotency key and
+ * records it. An e-mail page stays claimed by the job that sent it until the claim lapses
+ * (CLAIM_LAPSE_MS), then is sent again as the same message (its Message-ID), as after a crash
+ * between sending and recording. Calls and texts are recorded at once: a text's number must be
+ * on its page before the reply comes, and a repeated call is no duplicate a client hides.
  */
 @Injectable()
-export class InAppOutcomes implements OnApplicationShutdown {
+export class OutcomesBehind implements OnApplicationShutdown {
   private readonly logger = new Logger('escalation-pages');
-  private readonly writer = new IdleWriter<{ pageId: string; outcome: PageSettlement }>(
+  private readonly writer = new IdleWriter<ClaimedSettlement>(
     async (items) => {
-      // In-app pages are never claimed: any claimant settles them.
-      await this.pages.settleMany(items, IN_APP_CLAIMANT);
+      await this.pages.settleMany(items);
     },
     {
       maxBatch: 2_000,
-      maxDelayMs: IN_APP_RECORD_DELAY_MS,
+      maxDelayMs: RECORD_DELAY_MS,
       maxPending: 50_000,
       busyElsewhere: async () => (await this.jobs.pageJobsUnfinished()) > 0,
     },
@@ -45,12 +49,12 @@ export class InAppOutcomes implements OnApplicationShutdown {
     return this.writer.busy(job);
   }
 
-  record(settlements: ReadonlyArray<{ pageId: string; outcome: PageSettlement }>): void {
+  record(settlements: readonly ClaimedSettlement[]): void {
     for (const settlement of settlements) {
       const written = this.writer
         .add(settlement)
         .catch((error: Error) =>
-          this.logger.warn(`in-app page outcome not recorded (the sweeper will): ${error.message}`),
+          this.logger.warn(`page outcome not recorded (the sweeper will): ${error.message}`),
         )
         .finally(() => this.writing.delete(written));
       this.writing.add(written);

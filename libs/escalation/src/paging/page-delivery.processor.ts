@@ -20,7 +20,7 @@ import { DeferJob, JobName, type JobPayloads, OnJob, QueueName } from '@platform
 import type { Job } from 'bullmq';
 import { issuedAt, signToken } from '../acknowledgement/signed-link.js';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
-import { InAppOutcomes } from './in-app-outcomes.js';
+import { OutcomesBehind } from './outcomes-behind.js';
 import {
   deferred,
   isFinal,
@@ -53,8 +53,9 @@ export { pageKey } from './page-notification.js';
  * Delivers escalation pages a batch at a time (job `{pageIds}`): a burst's pages are claimed and
  * read in one statement, their in-app notifications written and pushed in one notifyEach (one
  * insert, one Redis pipeline), their e-mails, calls and texts sent side by side over the pooled
- * connections, and every outcome settled in one statement, while each page keeps its own
- * outcome, attempts and retry.
+ * connections, and the outcomes settled in one statement per job (calls, texts and retries) or
+ * behind the burst (in-app and e-mail pages' final outcomes: OutcomesBehind), while each page
+ * keeps its own outcome, attempts and retry.
  *
  * - Claiming keeps two deliveries of a page apart (the engine's batch and the sweeper's retry):
  *   only a pending page unclaimed, claimed by this job before (its BullMQ retry), or claimed so
@@ -91,7 +92,7 @@ export class PageDeliveryProcessor {
     private readonly notifications: NotifyService,
     private readonly channels: ChannelRegistry,
     private readonly jobs: EscalationJobs,
-    private readonly inAppOutcomes: InAppOutcomes,
+    private readonly outcomesBehind: OutcomesBehind,
     private readonly inAppFirst: InAppFirst,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
@@ -124,7 +125,7 @@ export class PageDeliveryProcessor {
     job: Pick<Job, 'id'> | undefined,
   ): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    const results = await this.inAppOutcomes.busy(() => this.deliverPages(pageIds, job, true));
+    const results = await this.outcomesBehind.busy(() => this.deliverPages(pageIds, job, true));
     for (const { outcome } of results) counts[outcome] = (counts[outcome] ?? 0) + 1;
     return counts;
   }
@@ -138,14 +139,14 @@ export class PageDeliveryProcessor {
   }
 
   /**
-   * With `inAppBehind`, the in-app pages sent or skipped are recorded behind the job (see
-   * InAppOutcomes), so the next batch's notifications are not kept waiting by this one's
-   * bookkeeping.
+   * With `behind`, the final outcomes of in-app and e-mail pages are recorded behind the job (see
+   * OutcomesBehind), so the next batches' notifications and e-mails are not kept waiting by this
+   * one's bookkeeping.
    */
   private async deliverPages(
     pageIds: readonly string[],
     job: Pick<Job, 'id'> | undefined,
-    inAppBehind: boolean,
+    behind: boolean,
   ): Promise<PageDeliveryResult[]> {
     // A run without a job (a direct call) claims for itself alone.
     const claimant = job?.id ?? `direct-${randomUUID()}`;
@@ -159,13 +160,23 @@ export class PageDeliveryProcessor {
       this.sendAll(inApp, this.inAppReceipts(inApp), settlements, results),
       this.sendAll(others, null, settlements, results),
     ]);
-    const behind = inAppBehind ? inApp.filter((page) => isFinal(settlements.get(page.id)!)) : [];
-    const behindIds = new Set(behind.map((page) => page.id));
-    this.inAppOutcomes.record(
-      behind.map((page) => ({ pageId: page.id, outcome: settlements.get(page.id)! })),
+    const later = behind
+      ? claimed.filter(
+          (page) =>
+            (page.channel === 'in_app' || page.channel === 'email') &&
+            isFinal(settlements.get(page.id)!),
+        )
+      : [];
+    const laterIds = new Set(later.map((page) => page.id));
+    this.outcomesBehind.record(
+      later.map((page) => ({
+        pageId: page.id,
+        outcome: settlements.get(page.id)!,
+        claimant,
+      })),
     );
     await this.settle(
-      claimed.filter((page) => !behindIds.has(page.id)),
+      claimed.filter((page) => !laterIds.has(page.id)),
       settlements,
       claimant,
     );
@@ -360,8 +371,11 @@ export class PageDeliveryProcessor {
     claimant: string,
   ): Promise<void> {
     const recorded = await this.pages.settleMany(
-      claimed.map((page) => ({ pageId: page.id, outcome: settlements.get(page.id)! })),
-      claimant,
+      claimed.map((page) => ({
+        pageId: page.id,
+        outcome: settlements.get(page.id)!,
+        claimant,
+      })),
     );
     for (const page of claimed)
       if (!recorded.has(page.id)) this.logger.warn(`page ${page.id} was settled meanwhile`);

@@ -45,6 +45,13 @@ export interface PageToDeliver {
 }
 
 /** How a delivery ended (or, for `pending`, why the last attempt did not). */
+/** A page's outcome, recorded if the page is still claimed by `claimant` (see settleMany). */
+export interface ClaimedSettlement {
+  pageId: string;
+  outcome: PageSettlement;
+  claimant: string;
+}
+
 export interface PageSettlement {
   status: PageStatus;
   reason: string | null;
@@ -139,8 +146,8 @@ export class PagesRepository {
   }
 
   /**
-   * Records the outcome of an attempt on each page still pending and claimed by `claimant` (an
-   * in-app page: unclaimed); answers the ids recorded (a page settled meanwhile, claimed by
+   * Records the outcome of an attempt on each page still pending and claimed by its settlement's
+   * `claimant` (an in-app page: unclaimed); answers the ids recorded (a page settled meanwhile, claimed by
    * another delivery after this one's claim lapsed, or gone is not). A page left pending is
    * released for its retry; a page sent or failed keeps the claim of the delivery that settled
    * it, since nothing claims a settled page again: rewriting every page only to clear it was
@@ -148,10 +155,7 @@ export class PagesRepository {
    * writes its ledger row (`called` for a phone call, else `notified`) and its `paged` timeline
    * event, in the same statement. A page named twice is recorded once, by its first outcome.
    */
-  async settleMany(
-    settlements: ReadonlyArray<{ pageId: string; outcome: PageSettlement }>,
-    claimant: string,
-  ): Promise<Set<string>> {
+  async settleMany(settlements: ReadonlyArray<ClaimedSettlement>): Promise<Set<string>> {
     if (settlements.length === 0) return new Set();
     const seen = new Set<string>();
     const first = settlements.filter(({ pageId }) => !seen.has(pageId) && seen.add(pageId));
@@ -163,8 +167,9 @@ export class PagesRepository {
       `WITH outcome AS (${OUTCOME_ROWS}),
        ${recordDeliveryOutcomes(
          'settled',
-         `outcome o JOIN escalation_page p ON p.id = o.id
-            AND (p.claimed_by = $13 OR (p.channel = 'in_app' AND p.claimed_by IS NULL))`,
+         `outcome o JOIN unnest($1::uuid[], $13::text[]) AS c (id, claimant) ON c.id = o.id
+          JOIN escalation_page p ON p.id = o.id
+            AND (p.claimed_by = c.claimant OR (p.channel = 'in_app' AND p.claimed_by IS NULL))`,
          `p.project_id, p.alert_id, p.instance_id, p.account_id, p.contact_label, p.channel,
           p.generation, p.repeat_count, p.step_index`,
        )}, released AS (
@@ -200,7 +205,11 @@ export class PagesRepository {
           WHERE s.status = 'sent' AND EXISTS (SELECT 1 FROM alert a WHERE a.id = s.alert_id)`)}
        )
        SELECT id FROM settled`,
-      [...outcomeParameters(records), first.map((s) => s.outcome.phoneNumber ?? null), claimant],
+      [
+        ...outcomeParameters(records),
+        first.map((s) => s.outcome.phoneNumber ?? null),
+        first.map((s) => s.claimant),
+      ],
     );
     return new Set(rows.map((r) => r.id));
   }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { NotifyModule } from '@platform/notifications';
 import { EscalationJobs } from '../engine/escalation-jobs.js';
-import { InAppOutcomes } from './in-app-outcomes.js';
+import { OutcomesBehind } from './outcomes-behind.js';
 import { PageDeliveryProcessor } from './page-delivery.processor.js';
 import { PagesRepository } from './pages.repository.js';
 import { StepNotifications } from './step-notifications.js';
@@ -12,7 +12,7 @@ import { StepNotifications } from './step-notifications.js';
   providers: [
     PagesRepository,
     PageDeliveryProcessor,
-    InAppOutcomes,
+    OutcomesBehind,
     StepNotifications,
     EscalationJobs,
   ],

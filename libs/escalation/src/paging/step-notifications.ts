@@ -2,14 +2,15 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, MetricsService } from '@platform/core';
 import { InAppChannel } from '@platform/notifications';
 import type { NotifiedPage } from '../engine/run-steps.js';
-import { InAppOutcomes } from './in-app-outcomes.js';
+import { OutcomesBehind } from './outcomes-behind.js';
+import { IN_APP_CLAIMANT } from './page-outcomes.js';
 import { PAGE_CATEGORY } from './page-notification.js';
 
 /**
  * The in-app pages a step statement wrote with their notifications (see RUN_STEPS), announced
  * as it commits: each notification pushed to the account's sockets with the unread counts, then
  * each page's outcome (sent) recorded behind the burst as a page job's in-app outcomes are
- * (InAppOutcomes) and its latency observed. The notification is the delivery: a push lost to
+ * (OutcomesBehind) and its latency observed. The notification is the delivery: a push lost to
  * an outage or a crash leaves it for the account's next fetch, as any in-app push; an outcome
  * lost leaves the page pending for the sweeper, whose page job finds the notification by its
  * key and records it.
@@ -21,7 +22,7 @@ export class StepNotifications {
   constructor(
     private readonly clock: Clock,
     private readonly inApp: InAppChannel,
-    private readonly outcomes: InAppOutcomes,
+    private readonly outcomes: OutcomesBehind,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
@@ -55,6 +56,7 @@ export class StepNotifications {
     this.outcomes.record(
       pages.map((page) => ({
         pageId: page.page_id,
+        claimant: IN_APP_CLAIMANT,
         outcome: {
           status: 'sent' as const,
           reason: null,
