@@ -17,7 +17,7 @@ describe('IdleWriter', () => {
 
   it('writes at once when nothing is busy, maxBatch to a write', async () => {
     const { idle, writes } = writer();
-    await Promise.all([1, 2, 3, 4].map((n) => idle.add(n)));
+    await Promise.all([idle.add([1, 2]), idle.add([3, 4])]);
     expect(writes.flat()).toEqual([1, 2, 3, 4]);
     expect(writes.every((batch) => batch.length <= 3)).toBe(true);
   });
@@ -27,7 +27,7 @@ describe('IdleWriter', () => {
     let release!: () => void;
     const first = idle.busy(() => new Promise<void>((resolve) => (release = resolve)));
     const second = idle.busy(async () => tick(20));
-    const written = [idle.add(1), idle.add(2)];
+    const written = [idle.add([1]), idle.add([2])];
     await second;
     await tick();
     expect(writes).toEqual([]);
@@ -41,16 +41,16 @@ describe('IdleWriter', () => {
     const late = writer({ maxDelayMs: 20 });
     let release!: () => void;
     const busy = late.idle.busy(() => new Promise<void>((resolve) => (release = resolve)));
-    await late.idle.add(1);
+    await late.idle.add([1]);
     expect(late.writes).toEqual([[1]]);
 
     const full = writer({ maxPending: 2 });
     let releaseFull!: () => void;
     const busyFull = full.idle.busy(() => new Promise<void>((resolve) => (releaseFull = resolve)));
-    void full.idle.add(1);
+    void full.idle.add([1]);
     await tick();
     expect(full.writes).toEqual([]);
-    await full.idle.add(2);
+    await full.idle.add([2]);
     expect(full.writes).toEqual([[1, 2]]);
     release();
     releaseFull();
@@ -67,7 +67,7 @@ describe('IdleWriter', () => {
         return elsewhere;
       },
     });
-    const written = idle.add(1);
+    const written = idle.add([1]);
     await tick(35);
     expect(writes).toEqual([]);
     expect(asked).toBeGreaterThanOrEqual(3);
@@ -88,7 +88,7 @@ describe('IdleWriter', () => {
     });
     let release!: () => void;
     const busy = idle.busy(() => new Promise<void>((resolve) => (release = resolve)));
-    const written = idle.add(1);
+    const written = idle.add([1]);
     await tick(20);
     expect(asked).toBe(0);
     release();
@@ -106,8 +106,32 @@ describe('IdleWriter', () => {
         throw new Error('redis down');
       },
     });
-    await idle.add(1);
+    await idle.add([1]);
     expect(writes).toEqual([[1]]);
+  });
+
+  it('settles items added together once the last of them is written, across writes', async () => {
+    const { idle, writes } = writer();
+    let settled = false;
+    const written = idle.add([1, 2, 3, 4, 5]).then(() => (settled = true));
+    await written;
+    expect(writes).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+    expect(settled).toBe(true);
+
+    let calls = 0;
+    const failing = new IdleWriter<number>(
+      async () => {
+        calls += 1;
+        if (calls === 2) throw new Error('database down');
+      },
+      { maxBatch: 2, maxDelayMs: 1_000, maxPending: 100 },
+    );
+    const outcomes = await Promise.allSettled([failing.add([1, 2]), failing.add([3, 4, 5])]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+    expect(calls).toBe(3);
   });
 
   it('rejects the items of a failed write', async () => {
@@ -117,6 +141,6 @@ describe('IdleWriter', () => {
       },
       { maxBatch: 10, maxDelayMs: 1_000, maxPending: 100 },
     );
-    await expect(idle.add(1)).rejects.toThrow('database down');
+    await expect(idle.add([1])).rejects.toThrow('database down');
   });
 });

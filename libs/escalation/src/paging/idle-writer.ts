@@ -17,15 +17,25 @@ export interface IdleWriterOptions {
 
 const RECHECK_MS = 100;
 
+/** Items added together: settled once the last of them is written (rejected if any write fails). */
+interface Group {
+  left: number;
+  error?: Error;
+  done: (error?: Error) => void;
+}
+
 /**
  * Writes items in large batches once the work that produces them pauses: while any `busy()`
  * section is open, or the work runs elsewhere (`busyElsewhere`), items wait (up to
  * `maxDelayMs`, or until `maxPending` wait); then everything waiting is written, `maxBatch` to a
  * call, one call at a time. For bookkeeping that must not compete with a burst's deliveries for
- * the database, yet must land soon after.
+ * the database, yet must land soon after. Items wait in two flat arrays (the item, its group),
+ * one promise per `add`: a burst holds tens of thousands of them across many scavenges, and an
+ * object or promise per item was copied by every one of those.
  */
 export class IdleWriter<T> {
-  private pending: Array<{ item: T; done: (error?: Error) => void }> = [];
+  private items: T[] = [];
+  private groups: Group[] = [];
   private active = 0;
   private writing = false;
   private asking = false;
@@ -38,11 +48,19 @@ export class IdleWriter<T> {
     private readonly options: IdleWriterOptions,
   ) {}
 
-  /** Resolves once the item is written; rejects with the write's error. */
-  add(item: T): Promise<void> {
+  /** Resolves once the items are written; rejects with a write's error. */
+  add(items: readonly T[]): Promise<void> {
+    if (items.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      if (this.pending.length === 0) this.oldest = Date.now();
-      this.pending.push({ item, done: (error) => (error ? reject(error) : resolve()) });
+      if (this.items.length === 0) this.oldest = Date.now();
+      const group: Group = {
+        left: items.length,
+        done: (error) => (error ? reject(error) : resolve()),
+      };
+      for (const item of items) {
+        this.items.push(item);
+        this.groups.push(group);
+      }
       this.schedule();
     });
   }
@@ -62,12 +80,12 @@ export class IdleWriter<T> {
   private overdue(): boolean {
     return (
       Date.now() - this.oldest >= this.options.maxDelayMs ||
-      this.pending.length >= this.options.maxPending
+      this.items.length >= this.options.maxPending
     );
   }
 
   private schedule(): void {
-    if (this.writing || this.asking || this.pending.length === 0) return;
+    if (this.writing || this.asking || this.items.length === 0) return;
     if (this.overdue()) return this.flush();
     if (this.active > 0) return this.wake(this.oldest + this.options.maxDelayMs - Date.now());
     if (!this.options.busyElsewhere) return this.flush();
@@ -114,14 +132,18 @@ export class IdleWriter<T> {
   /** Writes batch after batch while this process stays idle (or the items are overdue). */
   private async writeAll(): Promise<void> {
     do {
-      const batch = this.pending.splice(0, this.options.maxBatch);
+      const batch = this.items.splice(0, this.options.maxBatch);
+      const groups = this.groups.splice(0, batch.length);
       this.oldest = Date.now();
-      const error = await this.write(batch.map((entry) => entry.item)).then(
+      const error = await this.write(batch).then(
         () => undefined,
         (failure: unknown) => failure as Error,
       );
-      for (const entry of batch) entry.done(error);
-    } while (this.pending.length > 0 && (this.active === 0 || this.overdue()));
+      for (const group of groups) {
+        if (error) group.error ??= error;
+        if (--group.left === 0) group.done(group.error);
+      }
+    } while (this.items.length > 0 && (this.active === 0 || this.overdue()));
   }
 
   private clearTimer(): void {

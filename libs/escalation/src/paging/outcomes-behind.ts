@@ -50,15 +50,14 @@ export class OutcomesBehind implements OnApplicationShutdown {
   }
 
   record(settlements: readonly ClaimedSettlement[]): void {
-    for (const settlement of settlements) {
-      const written = this.writer
-        .add(settlement)
-        .catch((error: Error) =>
-          this.logger.warn(`page outcome not recorded (the sweeper will): ${error.message}`),
-        )
-        .finally(() => this.writing.delete(written));
-      this.writing.add(written);
-    }
+    if (settlements.length === 0) return;
+    const written = this.writer
+      .add(settlements)
+      .catch((error: Error) =>
+        this.logger.warn(`page outcomes not recorded (the sweeper will): ${error.message}`),
+      )
+      .finally(() => this.writing.delete(written));
+    this.writing.add(written);
   }
 
   /** Lets the outcomes recorded behind the jobs land before the process ends. */

@@ -53,18 +53,17 @@ export class StepNotifications {
         this.logger.warn(`in-app pages not pushed (read on the next fetch): ${error.message}`),
       );
     const at = this.clock.now();
+    // One outcome for the batch: the pages wait behind the burst, and each object they hold is
+    // copied by every scavenge meanwhile.
+    const outcome = {
+      status: 'sent' as const,
+      reason: null,
+      attempted: true,
+      durationMs: at.getTime() - writtenAt.getTime(),
+      at,
+    };
     this.outcomes.record(
-      pages.map((page) => ({
-        pageId: page.page_id,
-        claimant: IN_APP_CLAIMANT,
-        outcome: {
-          status: 'sent' as const,
-          reason: null,
-          attempted: true,
-          durationMs: at.getTime() - writtenAt.getTime(),
-          at,
-        },
-      })),
+      pages.map((page) => ({ pageId: page.page_id, claimant: IN_APP_CLAIMANT, outcome })),
     );
     for (const page of pages)
       this.metrics?.observeDeliveryLatency('in_app', 'escalation', new Date(page.due_at), at);
