@@ -712,6 +712,53 @@ describe('escalation page delivery', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 1 });
   });
 
+  it('the sweeper frees pages claimed 30 s ago by a job that ended without recording them, not those of a job still to run', async () => {
+    // `ended` stands for an e-mail whose job sent it and ended, its outcome lost with the process
+    // (outcomes are recorded behind the burst); `queued` is claimed by a job still waiting.
+    const ended = await page('email', { accountId: admin.accountId });
+    const queued = await page('email', { accountId: admin.accountId });
+    const sends = t.get(JobQueue).queue(QueueName.PageSends);
+    const claimOf = async (id: string) =>
+      (
+        await db.query<Array<{ claimed_by: string | null }>>(
+          'SELECT claimed_by FROM escalation_page WHERE id = $1',
+          [id],
+        )
+      )[0].claimed_by;
+    await sends.pause();
+    try {
+      await t.get(EscalationJobs).pages([queued.pageId], false);
+      await db.query(
+        `UPDATE escalation_page SET claimed_by = CASE WHEN id = $1 THEN 'pages-ended'
+                                                      ELSE 'pages-' || id END,
+                claimed_at = $3
+          WHERE id IN ($1, $2)`,
+        [ended.pageId, queued.pageId, t.clock.now()],
+      );
+      t.clock.advance({ seconds: 29 });
+      await t.get(EscalationSweeper).sweep();
+      expect(await claimOf(ended.pageId)).toBe('pages-ended');
+      t.clock.advance({ seconds: 2 });
+      await t.get(EscalationSweeper).sweep();
+      expect(await claimOf(ended.pageId)).toBeNull();
+      expect(await claimOf(queued.pageId)).toBe(`pages-${queued.pageId}`);
+    } finally {
+      await sends.resume();
+    }
+    // The waiting job delivers its own page; the sweeper then queues the freed one.
+    await expectEventually(async () =>
+      expect(await pageRow(queued.pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
+    );
+    await t.get(EscalationSweeper).sweep();
+    await expectEventually(async () =>
+      expect(await pageRow(ended.pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
+    );
+    for (const { pageId, alertId } of [ended, queued])
+      expect(
+        t.sink.messages.filter((m) => m.text.includes(alertId)).map((m) => m.messageId),
+      ).toEqual([`<${messageIdLeft(pageKey(pageId))}@localhost>`]);
+  });
+
   it('as a job, records in-app outcomes behind it: the job answers first, the pages settle right after', async () => {
     const pages = await Promise.all(
       Array.from({ length: 3 }, () => page('in_app', { accountId: admin.accountId })),

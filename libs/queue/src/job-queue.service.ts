@@ -92,6 +92,29 @@ export class JobQueue {
     );
   }
 
+  /**
+   * Which of `jobIds` are still to run or running in any of the `names` queues (waiting, delayed,
+   * prioritized or active); a job that completed, failed or is gone is not.
+   */
+  async unfinishedIds(
+    names: readonly QueueName[],
+    jobIds: readonly string[],
+  ): Promise<Set<string>> {
+    const unfinished = new Set<string>();
+    await this.withRedis(() =>
+      Promise.all(
+        jobIds.flatMap((id) =>
+          names.map(async (name) => {
+            const state = await this.queue(name).getJobState(id);
+            if (state !== 'completed' && state !== 'failed' && state !== 'unknown')
+              unfinished.add(id);
+          }),
+        ),
+      ),
+    );
+    return unfinished;
+  }
+
   async depths(): Promise<Record<QueueName, Record<string, number>>> {
     const entries = await Promise.all(
       Object.values(QueueName).map(async (name) => {

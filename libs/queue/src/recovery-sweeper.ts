@@ -19,7 +19,7 @@ import { Dependencies, unavailableDependency } from '@platform/core';
 export abstract class RecoverySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
-  private readonly logger: Logger;
+  protected readonly logger: Logger;
 
   @Optional()
   @Inject(Dependencies)

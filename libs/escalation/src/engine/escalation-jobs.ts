@@ -151,6 +151,11 @@ export class EscalationJobs {
     return counts[0] + counts[1];
   }
 
+  /** Which of `jobIds` are page jobs still to run or running on any worker. */
+  unfinishedPageJobs(jobIds: readonly string[]): Promise<Set<string>> {
+    return this.queue.unfinishedIds([QueueName.Pages, QueueName.PageSends], jobIds);
+  }
+
   private options(jobId: string, dueAt: Date): JobsOptions {
     return {
       jobId,

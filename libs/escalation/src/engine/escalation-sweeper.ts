@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, Clock } from '@platform/core';
 import { JobName, JobQueue, RecoverySweeper } from '@platform/queue';
+import { PagesRepository } from '../paging/pages.repository.js';
 import { EscalationInstancesRepository } from './escalation-instances.repository.js';
 import { EscalationJobs } from './escalation-jobs.js';
 
@@ -16,6 +17,16 @@ export const STALE_PAGE_MS = 30_000;
  */
 export const STALE_PAGE_BEHIND_BACKLOG_MS = 10 * 60_000;
 
+/**
+ * A claim held this long on a pending page by a job that no longer waits or runs was a delivery
+ * whose process ended before recording what it sent (outcomes are recorded behind a burst, 5 s
+ * at most after the send: see OutcomesBehind). Waiting out the claim's own lapse (CLAIM_LAPSE_MS)
+ * would leave a crashed worker's last e-mails pending for minutes.
+ */
+export const FINISHED_CLAIM_MS = 30_000;
+/** Claimants looked at per sweep. */
+const CLAIMANTS_LIMIT = 500;
+
 /** Pages written before this are presumed lost, given the page jobs waiting or running. */
 export function stalePagesBefore(now: Date, pageJobsUnfinished: number): Date {
   const age = pageJobsUnfinished > 0 ? STALE_PAGE_BEHIND_BACKLOG_MS : STALE_PAGE_MS;
@@ -23,10 +34,11 @@ export function stalePagesBefore(now: Date, pageJobsUnfinished: number): Date {
 }
 
 /**
- * Recovers escalation work that Redis lost: every ESCALATION_SWEEP_INTERVAL_MS it re-enqueues
- * every due step, every due re-escalation and every page left pending (see stalePagesBefore),
- * promotes a delayed job that is already due by the clock, and clears a due job's record that
- * Redis kept without its place in the queue.
+ * Recovers escalation work that Redis or a worker lost: every ESCALATION_SWEEP_INTERVAL_MS it
+ * releases the claims of page jobs that ended without recording their pages (FINISHED_CLAIM_MS),
+ * re-enqueues every due step, every due re-escalation and every page left pending (see
+ * stalePagesBefore), promotes a delayed job that is already due by the clock, and clears a due
+ * job's record that Redis kept without its place in the queue.
  */
 @Injectable()
 export class EscalationSweeper extends RecoverySweeper {
@@ -34,6 +46,7 @@ export class EscalationSweeper extends RecoverySweeper {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
     private readonly instances: EscalationInstancesRepository,
+    private readonly pages: PagesRepository,
     private readonly jobs: EscalationJobs,
     private readonly queue: JobQueue,
   ) {
@@ -43,6 +56,7 @@ export class EscalationSweeper extends RecoverySweeper {
   /** One sweep; resolves when it is done. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
+    await this.releaseFinishedClaims(now);
     const pageJobs = await this.jobs.pageJobsUnfinished();
     const [steps, reEscalations, pages] = await Promise.all([
       this.instances.dueInstants(now, SWEEP_LIMIT),
@@ -63,5 +77,18 @@ export class EscalationSweeper extends RecoverySweeper {
       ...steps.map((dueAt) => EscalationJobs.stepJobId(dueAt)),
       ...reEscalations.map((r) => EscalationJobs.reEscalationJobId(r.id, r.generation)),
     ]);
+  }
+
+  /** Frees the pending pages of page jobs that ended holding their claims (FINISHED_CLAIM_MS). */
+  private async releaseFinishedClaims(now: Date): Promise<void> {
+    const before = new Date(now.getTime() - FINISHED_CLAIM_MS);
+    const claimants = await this.pages.staleClaimants(before, CLAIMANTS_LIMIT);
+    if (claimants.length === 0) return;
+    const unfinished = await this.jobs.unfinishedPageJobs(claimants);
+    const released = await this.pages.releaseClaims(
+      claimants.filter((claimant) => !unfinished.has(claimant)),
+      before,
+    );
+    if (released > 0) this.logger.warn(`${released} pages claimed by ended jobs released`);
   }
 }

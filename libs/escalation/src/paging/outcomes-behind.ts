@@ -18,9 +18,9 @@ const RECORD_DELAY_MS = 5_000;
  *
  * Safe to lose (a crash, a failed write): the page stays pending. An in-app page is delivered
  * again by the sweeper, whose page job finds the notification by its idempotency key and
- * records it. An e-mail page stays claimed by the job that sent it until the claim lapses
- * (CLAIM_LAPSE_MS), then is sent again as the same message (its Message-ID), as after a crash
- * between sending and recording. Calls and texts are recorded at once: a text's number must be
+ * records it. An e-mail page stays claimed by the job that sent it until the sweeper finds that
+ * job ended with the page still pending (FINISHED_CLAIM_MS after the claim), then is sent again
+ * as the same message (its Message-ID), as after a crash between sending and recording. Calls and texts are recorded at once: a text's number must be
  * on its page before the reply comes, and a repeated call is no duplicate a client hides.
  */
 @Injectable()

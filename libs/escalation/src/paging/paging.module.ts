@@ -16,6 +16,6 @@ import { StepNotifications } from './step-notifications.js';
     StepNotifications,
     EscalationJobs,
   ],
-  exports: [PageDeliveryProcessor, StepNotifications],
+  exports: [PageDeliveryProcessor, PagesRepository, StepNotifications],
 })
 export class PagingModule {}
