@@ -56,12 +56,12 @@ export class EscalationSweeper extends RecoverySweeper {
   /** One sweep; resolves when it is done. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
-    await this.releaseFinishedClaims(now);
-    const pageJobs = await this.jobs.pageJobsUnfinished();
+    const staleBefore = stalePagesBefore(now, await this.jobs.pageJobsUnfinished());
+    await this.releaseFinishedClaims(now, staleBefore);
     const [steps, reEscalations, pages] = await Promise.all([
       this.instances.dueInstants(now, SWEEP_LIMIT),
       this.instances.dueReEscalations(now, SWEEP_LIMIT),
-      this.instances.stalePages(stalePagesBefore(now, pageJobs), SWEEP_LIMIT),
+      this.instances.stalePages(staleBefore, SWEEP_LIMIT),
     ]);
     await this.jobs.steps(steps);
     await this.jobs.reEscalations(
@@ -79,15 +79,19 @@ export class EscalationSweeper extends RecoverySweeper {
     ]);
   }
 
-  /** Frees the pending pages of page jobs that ended holding their claims (FINISHED_CLAIM_MS). */
-  private async releaseFinishedClaims(now: Date): Promise<void> {
-    const before = new Date(now.getTime() - FINISHED_CLAIM_MS);
-    const claimants = await this.pages.staleClaimants(before, CLAIMANTS_LIMIT);
+  /**
+   * Frees the stale pages (written before `staleBefore`, which this sweep queues again) that page
+   * jobs claimed FINISHED_CLAIM_MS ago or more and ended holding.
+   */
+  private async releaseFinishedClaims(now: Date, staleBefore: Date): Promise<void> {
+    const claimedBefore = new Date(now.getTime() - FINISHED_CLAIM_MS);
+    const claimants = await this.pages.staleClaimants(staleBefore, claimedBefore, CLAIMANTS_LIMIT);
     if (claimants.length === 0) return;
     const unfinished = await this.jobs.unfinishedPageJobs(claimants);
     const released = await this.pages.releaseClaims(
       claimants.filter((claimant) => !unfinished.has(claimant)),
-      before,
+      staleBefore,
+      claimedBefore,
     );
     if (released > 0) this.logger.warn(`${released} pages claimed by ended jobs released`);
   }

@@ -146,39 +146,43 @@ export class PagesRepository {
   }
 
   /**
-   * Who holds claims taken at or before `before` on pages still pending: the page jobs whose
-   * deliveries have not recorded their outcomes (see releaseClaims). Deliveries run without a job
-   * (`direct-`) are left to the claim's lapse.
+   * Who holds claims taken at or before `claimedBefore` on pages written before `writtenBefore`
+   * and still pending: the page jobs whose deliveries have not recorded their outcomes (see
+   * releaseClaims). Deliveries run without a job (`direct-`) are left to the claim's lapse.
    */
-  async staleClaimants(before: Date, limit: number): Promise<string[]> {
+  async staleClaimants(writtenBefore: Date, claimedBefore: Date, limit: number): Promise<string[]> {
     const rows: Array<{ claimed_by: string }> = await this.dataSource.query(
       `SELECT DISTINCT p.claimed_by
          FROM delivery d JOIN escalation_page p ON p.id = d.id
         WHERE d.source = 'escalation_page' AND d.status = 'pending' AND d.created_at <= $1
-          AND p.claimed_at <= $1 AND p.claimed_by NOT LIKE 'direct-%'
-        LIMIT $2`,
-      [before, limit],
+          AND p.claimed_at <= $2 AND p.claimed_by NOT LIKE 'direct-%'
+        LIMIT $3`,
+      [writtenBefore, claimedBefore, limit],
     );
     return rows.map((row) => row.claimed_by);
   }
 
   /**
-   * Releases the claims `claimants` took at or before `before` on pages still pending, so that
-   * another delivery takes them (the sweeper's, for claims of jobs that ended without recording
-   * what they sent); answers how many pages were released.
+   * Releases the claims `claimants` took at or before `claimedBefore` on pages written before
+   * `writtenBefore` and still pending, so that another delivery takes them (the sweeper's, for
+   * claims of jobs that ended without recording what they sent); answers how many were released.
    */
-  async releaseClaims(claimants: readonly string[], before: Date): Promise<number> {
+  async releaseClaims(
+    claimants: readonly string[],
+    writtenBefore: Date,
+    claimedBefore: Date,
+  ): Promise<number> {
     if (claimants.length === 0) return 0;
     const [{ n }]: Array<{ n: number }> = await this.dataSource.query(
       `WITH released AS (
          UPDATE escalation_page p SET claimed_by = NULL, claimed_at = NULL
            FROM delivery d
           WHERE d.id = p.id AND d.source = 'escalation_page' AND d.status = 'pending'
-            AND d.created_at <= $2 AND p.claimed_by = ANY ($1::text[]) AND p.claimed_at <= $2
+            AND d.created_at <= $2 AND p.claimed_by = ANY ($1::text[]) AND p.claimed_at <= $3
           RETURNING p.id
        )
        SELECT count(*)::int AS n FROM released`,
-      [claimants, before],
+      [claimants, writtenBefore, claimedBefore],
     );
     return n;
   }
