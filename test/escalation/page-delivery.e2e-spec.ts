@@ -11,163 +11,44 @@ import {
   SmsChannel,
 } from '@platform/notifications';
 import { type JobName, JobQueue, QueueName } from '@platform/queue';
+import { RateLimiter } from '@platform/rate-limits';
 import { randomUUID } from 'node:crypto';
-import { FakeTwilio, gatherAction, eventually, expectEventually } from '@platform/testing';
-import { DataSource } from 'typeorm';
-import { EscalationSweeper } from '../../libs/escalation/src/engine/escalation-sweeper.js';
+import { eventually, type FakeTwilio, gatherAction } from '@platform/testing';
+import type { DataSource } from 'typeorm';
 import { OutcomesBehind } from '../../libs/escalation/src/paging/outcomes-behind.js';
 import { PageDeliveryProcessor } from '../../libs/escalation/src/paging/page-delivery.processor.js';
 import { PagesRepository } from '../../libs/escalation/src/paging/pages.repository.js';
-import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
-import { alertsProject } from '../support/alerting.js';
-import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
-import { RateLimiter } from '@platform/rate-limits';
+import type { MailingTestApp } from '../support/api-app.js';
+import { addMember, bearer, type TestAccount } from '../support/identity.js';
+import { ADMIN_NUMBER, CONTACT_NUMBER, PagesFixture } from '../support/pages.js';
 
-type Channel = 'in_app' | 'email' | 'phone' | 'sms';
-
-interface PageRow {
-  status: string;
-  reason: string | null;
-  attempts: number;
-  provider_ref: string | null;
-  phone_number: string | null;
-  finished_at: Date | null;
-}
-
-const ADMIN_NUMBER = '+4915100000001';
-const CONTACT_NUMBER = '+4915100000099';
-
+/** Each channel of an escalation page, its skips, failures and retries, and its jobs. */
 describe('escalation page delivery', () => {
+  let pages: PagesFixture;
   let t: MailingTestApp;
   let twilio: FakeTwilio;
   let db: DataSource;
   let processor: PageDeliveryProcessor;
   let admin: TestAccount;
   let member: TestAccount;
-  let projectId: string;
 
   beforeAll(async () => {
-    twilio = await FakeTwilio.start();
-    t = await createMailingApiTestApp({ config: { phone: twilio.config() } });
-    db = t.get(DataSource);
-    processor = t.get(PageDeliveryProcessor);
-    admin = await createAccount(t, t.sink, 'oncall@pages.example');
-    member = await addMember(t, t.sink, admin, 'dev@pages.example', 'developer');
-    projectId = await alertsProject(t, admin, 'payments');
-    await db.query(
-      "UPDATE account SET name = 'Olivia Oncall', phone_number = $2, phone_verified_at = now() WHERE id = $1",
-      [admin.accountId, ADMIN_NUMBER],
-    );
+    pages = await PagesFixture.start();
+    ({ t, twilio, db, processor, admin, member } = pages);
   });
 
   // Every text and call a test caused must be one it expected (GoAlert's smoke-harness rule).
   afterEach(() => twilio.expectNoUnexpected());
 
-  afterAll(async () => {
-    await t.close();
-    await twilio.close();
-  });
+  afterAll(() => pages.close());
 
-  const insertAlert = async (alertname = 'DiskFull') => {
-    const now = t.clock.now();
-    const [row] = await db.query(
-      `INSERT INTO alert (project_id, fingerprint, status, severity, labels, annotations, starts_at,
-                          last_received_at, created_at, updated_at)
-       VALUES ($1, $2, 'firing', 'critical', $3, $4, $5, $5, $5, $5) RETURNING id`,
-      [
-        projectId,
-        `fp-${Math.random().toString(36).slice(2)}`,
-        JSON.stringify({ alertname }),
-        JSON.stringify({ summary: 'Disk /var is 97% full' }),
-        now,
-      ],
-    );
-    return row.id as string;
-  };
-  const insertInstance = async (alertId: string, state = 'active') => {
-    const now = t.clock.now();
-    const snapshot = {
-      id: alertId,
-      name: 'Primary',
-      re_escalation_after: null,
-      repeats: 0,
-      steps: [],
-    };
-    const [row] = await db.query(
-      `INSERT INTO escalation_instance (project_id, alert_id, chain_snapshot, state, opened_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`,
-      [projectId, alertId, JSON.stringify(snapshot), state, now],
-    );
-    return row.id as string;
-  };
-  /** An alert with an active escalation and one pending page of it. */
-  const page = async (
-    channel: Channel,
-    recipient: { accountId: string } | { label: string; number: string },
-    options: { replyCode?: string; state?: string; phoneNumber?: string | null } = {},
-  ) => {
-    const alertId = await insertAlert();
-    const instanceId = await insertInstance(alertId, options.state);
-    const now = t.clock.now();
-    const isAccount = 'accountId' in recipient;
-    const [row] = await db.query(
-      `WITH page AS (
-         INSERT INTO escalation_page (instance_id, project_id, alert_id, generation, repeat_count,
-           step_index, channel, account_id, contact_label, phone_number, reply_code, created_at)
-         VALUES ($1, $2, $3, 0, 0, 1, $4, $5, $6, $7, $8, $9) RETURNING id, channel
-       ), record AS (
-         INSERT INTO delivery (id, source, channel, status, created_at, due_at, next_attempt_at)
-         SELECT id, 'escalation_page', channel, 'pending', $9, $9, $9 FROM page
-       )
-       SELECT id FROM page`,
-      [
-        instanceId,
-        projectId,
-        alertId,
-        channel,
-        isAccount ? recipient.accountId : null,
-        isAccount ? null : recipient.label,
-        isAccount ? (options.phoneNumber ?? null) : recipient.number,
-        options.replyCode ?? null,
-        now,
-      ],
-    );
-    return { pageId: row.id as string, alertId, instanceId };
-  };
-  const pageRow = async (pageId: string) =>
-    (
-      (await db.query(
-        `SELECT d.status, d.reason, d.attempts, d.provider_ref, p.phone_number, d.finished_at
-           FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.id = $1`,
-        [pageId],
-      )) as PageRow[]
-    )[0];
-  /** Delivers one page as a job of its own (named `jobId`); answers its result. */
-  const deliver = async (pageId: string, jobId?: string) =>
-    (await processor.deliver({ pageIds: [pageId] }, jobId ? { id: jobId } : undefined))[0];
+  const page: PagesFixture['page'] = (...args) => pages.page(...args);
+  const pageRow = (pageId: string) => pages.pageRow(pageId);
+  const deliver = (pageId: string, jobId?: string) => pages.deliver(pageId, jobId);
+  const holdNotifyEach = () => pages.holdNotifyEach();
   /** As if the page had failed `attempts` attempts before. */
   const failedBefore = (pageId: string, attempts: number) =>
     db.query('UPDATE delivery SET attempts = $2 WHERE id = $1', [pageId, attempts]);
-  /**
-   * Holds the next notifyEach (an in-app page job writing its notification) until `release`,
-   * then lets it write; `release` also puts notifyEach back.
-   */
-  const holdNotifyEach = () => {
-    const notifications = t.get(NotifyService);
-    const notifyEach = notifications.notifyEach.bind(notifications);
-    let open!: () => void;
-    const held = new Promise<void>((resolve) => (open = resolve));
-    const spy = jest.spyOn(notifications, 'notifyEach').mockImplementationOnce(async (requests) => {
-      await held;
-      return notifyEach(requests);
-    });
-    return {
-      release: () => {
-        open();
-        spy.mockRestore();
-      },
-    };
-  };
   /** The e-mail pages the delivery latency histogram of `/metrics` has observed, in all and within 50 ms. */
   const emailLatencies = async () => {
     const { text } = await t.request().get('/metrics').expect(200);
@@ -209,7 +90,7 @@ describe('escalation page delivery', () => {
           severity: 'critical',
           alertname: 'DiskFull',
           summary: 'Disk /var is 97% full',
-          project_id: projectId,
+          project_id: pages.projectId,
         },
       },
     ]);
@@ -306,72 +187,6 @@ describe('escalation page delivery', () => {
       reason: 'in_app_disabled',
       attempts: 0,
     });
-  });
-
-  it('a page delivered again after its outcome went unrecorded notifies once and mails the same message', async () => {
-    const inApp = await page('in_app', { accountId: admin.accountId });
-    const email = await page('email', { accountId: admin.accountId });
-    const pageIds = [inApp.pageId, email.pageId];
-    // The first delivery sends, then fails to record it, as a worker killed between the two.
-    const settle = jest
-      .spyOn(t.get(PagesRepository), 'settleMany')
-      .mockRejectedValueOnce(new Error('killed'));
-    await expect(processor.deliver({ pageIds }, { id: 'batch-1' })).rejects.toThrow('killed');
-    settle.mockRestore();
-    expect(await pageRow(inApp.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(await pageRow(email.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
-    // Still claimed by that job: another delivery (the sweeper's) takes neither page.
-    expect(await deliver(email.pageId, 'another-job')).toEqual({ outcome: 'done' });
-
-    // The job runs again (BullMQ's retry of it, or the stalled job on another worker).
-    expect(await processor.deliver({ pageIds }, { id: 'batch-1' })).toEqual([
-      { outcome: 'sent' },
-      { outcome: 'sent', providerSid: expect.any(String) },
-    ]);
-    const notifications = await db.query<Array<{ idempotency_key: string }>>(
-      `SELECT idempotency_key FROM notification WHERE payload ->> 'alert_id' = $1`,
-      [inApp.alertId],
-    );
-    expect(notifications).toEqual([{ idempotency_key: pageKey(inApp.pageId) }]);
-    for (const { pageId } of [inApp, email])
-      expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 });
-
-    // At least once, and the same message: one Message-ID, the page's.
-    const mails = t.sink.messages.filter((m) => m.text.includes(email.alertId));
-    expect(mails.map((m) => m.messageId)).toEqual([
-      `<${messageIdLeft(pageKey(email.pageId))}@localhost>`,
-      `<${messageIdLeft(pageKey(email.pageId))}@localhost>`,
-    ]);
-  });
-
-  it("a claim older than five minutes is a crashed delivery's: another delivery takes the page", async () => {
-    const { pageId } = await page('email', { accountId: admin.accountId });
-    await db.query(
-      `UPDATE escalation_page SET claimed_by = 'crashed', claimed_at = $2 WHERE id = $1`,
-      [pageId, new Date(t.clock.now().getTime() - 4 * 60_000)],
-    );
-    expect(await deliver(pageId)).toEqual({ outcome: 'done' });
-    await db.query(`UPDATE escalation_page SET claimed_at = $2 WHERE id = $1`, [
-      pageId,
-      new Date(t.clock.now().getTime() - 5 * 60_000),
-    ]);
-    expect(await deliver(pageId)).toEqual({
-      outcome: 'sent',
-      providerSid: `<${messageIdLeft(pageKey(pageId))}@localhost>`,
-    });
-    expect(
-      await db.query(
-        `SELECT d.status, p.claimed_by, p.claimed_at
-           FROM escalation_page p JOIN delivery d ON d.id = p.id WHERE p.id = $1`,
-        [pageId],
-      ),
-    ).toEqual([
-      {
-        status: 'sent',
-        claimed_by: expect.stringMatching(/^direct-/),
-        claimed_at: expect.any(Date),
-      },
-    ]);
   });
 
   it('email: to the login, naming the alert, with a signed link that opens the acknowledgement', async () => {
@@ -643,198 +458,6 @@ describe('escalation page delivery', () => {
       outcome: 'skipped',
       reason: 'recipient_gone',
     });
-  });
-
-  it('the sweeper queues a page whose job was lost, and leaves one waiting for its retry alone', async () => {
-    const lost = await page(
-      'sms',
-      { label: 'NOC desk', number: CONTACT_NUMBER },
-      { replyCode: '666666' },
-    );
-    const waiting = await page(
-      'sms',
-      { label: 'NOC desk', number: CONTACT_NUMBER },
-      { replyCode: '777777' },
-    );
-    t.clock.advance({ seconds: 31 });
-    await db.query(`UPDATE delivery SET attempts = 3, next_attempt_at = $2 WHERE id = $1`, [
-      waiting.pageId,
-      new Date(t.clock.now().getTime() + 60_000),
-    ]);
-    await t.get(EscalationSweeper).sweep();
-    await twilio.device(CONTACT_NUMBER).expectSms('666666');
-    const row = await eventually(
-      () => pageRow(lost.pageId),
-      (r) => r.status !== 'pending',
-    );
-    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
-    const queue = t.get(JobQueue).queue(QueueName.PageSends);
-    expect(await queue.getJob(EscalationJobs.pageJobId(waiting.pageId, 3))).toBeUndefined();
-    expect(await pageRow(waiting.pageId)).toMatchObject({ status: 'pending', attempts: 3 });
-    await db.query(`UPDATE delivery SET status = 'failed' WHERE id = $1`, [waiting.pageId]);
-  });
-
-  it('while page jobs wait or run, the sweeper leaves a page pending 31 s to them and queues it after ten minutes', async () => {
-    const lost = await page(
-      'sms',
-      { label: 'NOC desk', number: CONTACT_NUMBER },
-      { replyCode: '999999' },
-    );
-    const busy = await page('in_app', { accountId: admin.accountId });
-    // A real in-app job, held while it writes its notification: the backlog the sweeper sees.
-    const notifying = holdNotifyEach();
-    const jobs = t.get(JobQueue);
-    try {
-      await t.get(EscalationJobs).pages([busy.pageId], true);
-      await eventually(
-        () => jobs.unfinished(QueueName.Pages),
-        (n) => n > 0,
-      );
-      t.clock.advance({ seconds: 31 });
-      await t.get(EscalationSweeper).sweep();
-      const retry = () =>
-        jobs.queue(QueueName.PageSends).getJob(EscalationJobs.pageJobId(lost.pageId, 0));
-      expect(await retry()).toBeUndefined();
-      // Nor was it sent meanwhile (a retry job that ran at once would be gone already).
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(JSON.stringify(twilio.requests)).not.toContain('999999');
-
-      t.clock.advance({ minutes: 10 });
-      await t.get(EscalationSweeper).sweep();
-      await twilio.device(CONTACT_NUMBER).expectSms('999999');
-    } finally {
-      notifying.release();
-    }
-    const row = await eventually(
-      () => pageRow(busy.pageId),
-      (r) => r.status !== 'pending',
-    );
-    expect(row).toMatchObject({ status: 'sent', attempts: 1 });
-  });
-
-  it('the sweeper frees a stale page claimed 30 s ago by a job that ended without recording it, not one of a job still to run', async () => {
-    // `ended` stands for an e-mail whose job sent it and ended, its outcome lost with the process
-    // (outcomes are recorded behind the burst); `queued` is claimed by a job still waiting.
-    const ended = await page('email', { accountId: admin.accountId });
-    const claim = async (id: string, claimant: string) =>
-      db.query('UPDATE escalation_page SET claimed_by = $2, claimed_at = $3 WHERE id = $1', [
-        id,
-        claimant,
-        t.clock.now(),
-      ]);
-    const claimOf = async (id: string) =>
-      (
-        await db.query<Array<{ claimed_by: string | null }>>(
-          'SELECT claimed_by FROM escalation_page WHERE id = $1',
-          [id],
-        )
-      )[0].claimed_by;
-    await claim(ended.pageId, 'pages-ended');
-    t.clock.advance({ seconds: 29 });
-    await t.get(EscalationSweeper).sweep();
-    expect(await claimOf(ended.pageId)).toBe('pages-ended');
-    t.clock.advance({ seconds: 2 });
-    await t.get(EscalationSweeper).sweep();
-    await expectEventually(async () =>
-      expect(await pageRow(ended.pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
-    );
-
-    const queued = await page('email', { accountId: admin.accountId });
-    const sends = t.get(JobQueue).queue(QueueName.PageSends);
-    await sends.pause();
-    try {
-      await t.get(EscalationJobs).pages([queued.pageId], false);
-      await claim(queued.pageId, `pages-${queued.pageId}`);
-      // Stale even behind the backlog its own job makes (ten minutes).
-      t.clock.advance({ minutes: 11 });
-      await t.get(EscalationSweeper).sweep();
-      expect(await claimOf(queued.pageId)).toBe(`pages-${queued.pageId}`);
-    } finally {
-      await sends.resume();
-    }
-    await expectEventually(async () =>
-      expect(await pageRow(queued.pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
-    );
-    for (const { pageId, alertId } of [ended, queued])
-      expect(
-        t.sink.messages.filter((m) => m.text.includes(alertId)).map((m) => m.messageId),
-      ).toEqual([`<${messageIdLeft(pageKey(pageId))}@localhost>`]);
-  });
-
-  it('as a job, records in-app outcomes behind it: the job answers first, the pages settle right after', async () => {
-    const pages = await Promise.all(
-      Array.from({ length: 3 }, () => page('in_app', { accountId: admin.accountId })),
-    );
-    const sms = await page(
-      'sms',
-      { label: 'NOC desk', number: CONTACT_NUMBER },
-      { replyCode: '888888' },
-    );
-    const pageIds = [...pages.map((p) => p.pageId), sms.pageId];
-    t.clock.advance({ seconds: 10 });
-    expect(await processor.run({ pageIds }, { id: 'burst-1' })).toEqual({ sent: 4 });
-    await twilio.device(CONTACT_NUMBER).expectSms('888888');
-    // The text settled within the job; the in-app pages once no page job is running.
-    expect(await pageRow(sms.pageId)).toMatchObject({ status: 'sent', attempts: 1 });
-    for (const { pageId } of pages)
-      await expectEventually(async () =>
-        expect(await pageRow(pageId)).toMatchObject({ status: 'sent', attempts: 1 }),
-      );
-    expect(
-      await db.query<Array<{ n: number }>>(
-        `SELECT count(*)::int AS n FROM escalation_ledger WHERE instance_id = ANY ($1::uuid[])`,
-        [pages.map((p) => p.instanceId)],
-      ),
-    ).toEqual([{ n: 3 }]);
-  });
-
-  it('records in-app and e-mail outcomes only once no page job waits or runs on any worker', async () => {
-    const { pageId } = await page('in_app', { accountId: admin.accountId });
-    const mailed = await page('email', { accountId: admin.accountId });
-    const email = await page('email', { accountId: admin.accountId });
-    const claimOf = async (id: string) =>
-      (
-        await db.query<Array<{ claimed_by: string | null }>>(
-          'SELECT claimed_by FROM escalation_page WHERE id = $1',
-          [id],
-        )
-      )[0].claimed_by;
-    // An e-mail page job waiting (its queue paused: no worker takes it) stands for another
-    // worker's e-mails still going out.
-    const sends = t.get(JobQueue).queue(QueueName.PageSends);
-    await sends.pause();
-    try {
-      await t.get(EscalationJobs).pages([email.pageId], false);
-      expect(await processor.run({ pageIds: [pageId, mailed.pageId] }, { id: 'held-1' })).toEqual({
-        sent: 2,
-      });
-      await t.sink.waitFor((m) => m.to.includes(admin.login) && m.text.includes(mailed.alertId));
-      // Well past the rechecks, well within the longest wait (5 s).
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(await pageRow(pageId)).toMatchObject({ status: 'pending', attempts: 0 });
-      // Sent, not recorded yet: still the job's, so no other delivery sends it meanwhile.
-      expect(await pageRow(mailed.pageId)).toMatchObject({ status: 'pending', attempts: 0 });
-      expect(await claimOf(mailed.pageId)).toBe('held-1');
-      expect(await deliver(mailed.pageId, 'another-job')).toEqual({ outcome: 'done' });
-    } finally {
-      await sends.resume();
-    }
-    for (const id of [pageId, mailed.pageId, email.pageId])
-      await expectEventually(async () =>
-        expect(await pageRow(id)).toMatchObject({ status: 'sent', attempts: 1 }),
-      );
-    expect(await claimOf(mailed.pageId)).toBe('held-1');
-    // Recorded whole: the ledger row and the timeline event came with it.
-    expect(
-      await db.query(
-        `SELECT (SELECT count(*)::int FROM escalation_ledger
-                  WHERE instance_id = $1 AND channel = 'email') AS ledger,
-                (SELECT count(*)::int FROM alert_event
-                  WHERE alert_id = $2 AND kind = 'paged') AS events`,
-        [mailed.instanceId, mailed.alertId],
-      ),
-    ).toEqual([{ ledger: 1, events: 1 }]);
-    expect(t.sink.messages.filter((m) => m.text.includes(mailed.alertId))).toHaveLength(1);
   });
 
   it('e-mail, call and text pages wait for the in-app pages being delivered before them', async () => {
