@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FakeTwilio, type TestApp, eventually } from '@platform/testing';
 import { JobName, JobQueue } from '@platform/queue';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { TestAlertJobs } from '../../libs/alerting/src/test-alerts/test-alert-jobs.js';
 import {
@@ -12,6 +11,7 @@ import {
 import { type AlertingTeam, alertingTeam } from '../support/alerting.js';
 import { bearer, mintToken, PASSWORD } from '../support/identity.js';
 import { type ReceivedWebhook, WebhookReceiver } from './endpoints-receiver.js';
+import { loseDelayedPlace } from '../support/queue.js';
 
 type Body = Record<string, unknown>;
 
@@ -524,18 +524,7 @@ describe('test alerts', () => {
   it('resolves itself though Redis kept its job without its place in the queue', async () => {
     nextMinute();
     const alert = await created();
-    const jobs = t.get(JobQueue);
-    const queue = jobs.queue(jobs.queueOf(JobName.TestAlertResolve));
-    const jobId = TestAlertJobs.jobId(alert.id);
-    await eventually(async () => (await queue.getJob(jobId)) !== undefined, 'the resolution job');
-    // The record stays, its place among the delayed jobs is lost: its id stays taken.
-    const redis = new Redis(t.config.redisUrl);
-    try {
-      expect(await redis.zrem(queue.keys.delayed, jobId)).toBe(1);
-    } finally {
-      redis.disconnect();
-    }
-    expect(await (await queue.getJob(jobId))!.getState()).toBe('unknown');
+    await loseDelayedPlace(t, JobName.TestAlertResolve, TestAlertJobs.jobId(alert.id));
 
     t.clock.advance({ seconds: 600 });
     await eventually(

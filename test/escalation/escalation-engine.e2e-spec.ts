@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { EscalationEngine, EscalationJobs, pageKey } from '@platform/escalation';
 import { NotifyService } from '@platform/notifications';
-import { JobName, JobQueue } from '@platform/queue';
+import { JobName } from '@platform/queue';
 import { deleteRedisPrefix, FakeTwilio, eventually } from '@platform/testing';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import {
   CableSocket,
@@ -15,6 +14,7 @@ import {
 import { createMailingApiTestApp, type MailingTestApp } from '../support/api-app.js';
 import { alertsProject } from '../support/alerting.js';
 import { addMember, bearer, createAccount, type TestAccount } from '../support/identity.js';
+import { loseDelayedPlace } from '../support/queue.js';
 
 interface StepSpec {
   delay?: number;
@@ -797,18 +797,7 @@ describe('escalation engine (real PostgreSQL, Redis, SMTP and a Twilio-shaped se
         WHERE i.alert_id = $1`,
       [alertId],
     );
-    const jobs = t.get(JobQueue);
-    const queue = jobs.queue(jobs.queueOf(JobName.EscalationStep));
-    const jobId = EscalationJobs.stepJobId(dueAt);
-    await eventually(async () => (await queue.getJob(jobId)) !== undefined, "step 2's job");
-    // The job's record stays, its place among the delayed jobs is lost.
-    const redis = new Redis(t.config.redisUrl);
-    try {
-      expect(await redis.zrem(queue.keys.delayed, jobId)).toBe(1);
-    } finally {
-      redis.disconnect();
-    }
-    expect(await (await queue.getJob(jobId))!.getState()).toBe('unknown');
+    await loseDelayedPlace(t, JobName.EscalationStep, EscalationJobs.stepJobId(dueAt));
 
     advance(60);
     await eventually(async () => (await inAppPagesOf(alice, alertId)).length === 2, 'step 2');

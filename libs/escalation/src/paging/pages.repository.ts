@@ -44,7 +44,6 @@ export interface PageToDeliver {
   notification_payload: Record<string, unknown> | null;
 }
 
-/** How a delivery ended (or, for `pending`, why the last attempt did not). */
 /** A page's outcome, recorded if the page is still claimed by `claimant` (see settleMany). */
 export interface ClaimedSettlement {
   pageId: string;
@@ -52,6 +51,7 @@ export interface ClaimedSettlement {
   claimant: string;
 }
 
+/** How a delivery ended (or, for `pending`, why the last attempt did not). */
 export interface PageSettlement {
   status: PageStatus;
   reason: string | null;
@@ -189,8 +189,8 @@ export class PagesRepository {
 
   /**
    * Records the outcome of an attempt on each page still pending and claimed by its settlement's
-   * `claimant` (an in-app page: unclaimed); answers the ids recorded (a page settled meanwhile, claimed by
-   * another delivery after this one's claim lapsed, or gone is not). A page left pending is
+   * `claimant` (an in-app page: unclaimed); answers the ids recorded (a page settled meanwhile,
+   * claimed by another delivery after this one's claim lapsed, or gone is not). A page left pending is
    * released for its retry; a page sent or failed keeps the claim of the delivery that settled
    * it, since nothing claims a settled page again: rewriting every page only to clear it was
    * about a fifth of a settle's time (2,000 in-app pages). A page settled as sent also
